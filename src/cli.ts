@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
+import { configCommand } from './commands/config.js';
+import { demoCommand } from './commands/demo.js';
+import { withPassOptions } from './commands/options.js';
+import { reportCommand } from './commands/report.js';
+import { runCommand } from './commands/run.js';
+import { VERSION } from './core/version.js';
+
+const EXIT_OK = 0;
+const EXIT_USAGE = 2;
+const EXIT_LOCKED = 75;
+const EXIT_FAILED = 1;
+
+/** The one place typed errors become exit codes. */
+async function main(argv: string[]): Promise<number> {
+  let code = EXIT_OK;
+  const run = (work: Promise<number>) => work.then((result) => { code = result; });
+  await yargs(argv)
+    .scriptName('agent-janitor')
+    .version(VERSION)
+    .strict()
+    .demandCommand(1, 'name a command: run, serve, report, demo or config')
+    .command(
+      'run',
+      'one reconcile pass over every enabled provider, then exit',
+      (y) => withPassOptions(y)
+        .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' })
+        .option('json', { type: 'boolean', describe: 'print the report JSON on stdout' }),
+      (args) => run(runCommand(args)),
+    )
+    .command(
+      'report',
+      'print the latest report (Markdown, or JSON with --json)',
+      (y) => withPassOptions(y).option('json', { type: 'boolean' }),
+      (args) => run(reportCommand(args)),
+    )
+    .command(
+      'config',
+      'validate the config and print the effective config as YAML',
+      (y) => withPassOptions(y),
+      (args) => run(configCommand(args)),
+    )
+    .command(
+      'demo',
+      'build a realistic sandbox, run a report-only pass and a real pass on it',
+      (y) => y.option('dir', { type: 'string', describe: 'an absent or empty folder for the sandbox' })
+        .option('log-level', { type: 'string', default: 'warn' }),
+      (args) => run(demoCommand({ dir: args.dir })),
+    )
+    .fail((message, err) => {
+      throw err ?? new UsageError(message);
+    })
+    .help()
+    .parseAsync();
+  return code;
+}
+
+main(hideBin(process.argv)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof LockHeldError) {
+      process.stderr.write(`agent-janitor: ${err.message}\n`);
+      process.exitCode = EXIT_LOCKED;
+    } else if (err instanceof UsageError) {
+      process.stderr.write(`agent-janitor: ${err.message}\n`);
+      process.exitCode = EXIT_USAGE;
+    } else {
+      process.stderr.write(`agent-janitor: ${errorMessage(err)}\n`);
+      process.exitCode = EXIT_FAILED;
+    }
+  },
+);

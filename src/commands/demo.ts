@@ -1,0 +1,51 @@
+import os from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { loadConfig } from '../config/load.js';
+import { UsageError } from '../core/errors.js';
+import { runPass } from '../core/pass.js';
+import { sandboxBuilders } from '../demo/index.js';
+import { renderSummary } from '../outputs/summary.js';
+import { allProviders } from '../providers/index.js';
+import { mkdir, readdirOrEmpty, writeFile } from '../safety/fs.js';
+import { mkdtemp } from 'node:fs/promises';
+import { createLogger } from './logger.js';
+
+/** `agent-janitor demo`: builds a sandbox, runs a report-only pass and a real pass, prints both. */
+export async function demoCommand(args: { dir?: string }): Promise<number> {
+  const root = args.dir ? path.resolve(args.dir) : await mkdtemp(path.join(os.tmpdir(), 'agent-janitor-demo-'));
+  if ((await readdirOrEmpty(root)).length > 0) throw new UsageError(`--dir ${root}: the folder must be absent or empty`);
+  const home = path.join(root, 'home');
+  await mkdir(home, 0o755);
+  const old = new Date(Date.now() - 3 * 86_400_000);
+  let extra: Record<string, unknown> = {};
+  for (const builder of sandboxBuilders()) {
+    const extras = await builder.build({ root, home, old });
+    if (extras?.config) extra = mergeConfig(extra, extras.config);
+  }
+  const configFile = path.join(root, 'agent-janitor.yaml');
+  await writeFile(configFile, stringify({ homes: [home], minAge: '1h', reportDir: path.join(root, 'report'), ...extra }));
+  const config = await loadConfig({ file: configFile, env: { HOME: home } });
+  const log = createLogger('warn');
+  process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n\n== report-only pass ==\n`);
+  const dry = await runPass({ config, providers: allProviders(), reportOnly: true, log, env: { HOME: home } });
+  process.stdout.write(renderSummary(dry.report, config.reportDir));
+  process.stdout.write('\n== real pass ==\n');
+  const real = await runPass({ config, providers: allProviders(), reportOnly: false, log, env: { HOME: home } });
+  process.stdout.write(renderSummary(real.report, config.reportDir));
+  process.stdout.write(`\nTry: agent-janitor report --config ${configFile}\n`);
+  return real.exitCode;
+}
+
+function mergeConfig(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    const existing = out[key];
+    out[key] = isPlainObject(existing) && isPlainObject(value) ? mergeConfig(existing, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

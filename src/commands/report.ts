@@ -1,0 +1,12 @@
+import { UsageError } from '../core/errors.js';
+import { readLatestReport } from '../outputs/report-files.js';
+import { configFromArgs, type PassArgs } from './options.js';
+
+/** `agent-janitor report`: the latest report, as Markdown or JSON. */
+export async function reportCommand(args: PassArgs): Promise<number> {
+  const config = await configFromArgs(args);
+  const latest = await readLatestReport(config.reportDir);
+  if (!latest) throw new UsageError(`${config.reportDir}: no report yet; run \`agent-janitor run\` first`);
+  process.stdout.write(args.json || latest.markdown === null ? latest.json : latest.markdown);
+  return 0;
+}

@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { readdirOrEmpty } from '../safety/fs.js';
+
+/** Expands `homes` patterns (`*`, `?`, `[abc]` within one path component) into existing folders. */
+export async function expandHomes(patterns: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  for (const pattern of patterns) {
+    for (const match of await expandPattern(path.resolve(pattern))) found.add(match);
+  }
+  return [...found];
+}
+
+async function expandPattern(pattern: string): Promise<string[]> {
+  const parts = pattern.split(path.sep).filter((part) => part !== '');
+  let current: string[] = [path.sep];
+  for (const part of parts) {
+    if (!hasMagic(part)) {
+      current = current.map((base) => path.join(base, part));
+      continue;
+    }
+    const matcher = globToRegExp(part);
+    const next: string[] = [];
+    for (const base of current) {
+      for (const entry of await readdirOrEmpty(base)) {
+        // A home found by a pattern must be a real folder; a link in /home is not followed.
+        if (entry.isDirectory() && matcher.test(entry.name)) next.push(path.join(base, entry.name));
+      }
+    }
+    current = next.sort();
+  }
+  return current;
+}
+
+function hasMagic(part: string): boolean {
+  return /[*?[]/.test(part);
+}
+
+export function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i += 1) {
+    const char = glob[i] as string;
+    if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else if (char === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end === -1) source += '\\[';
+      else {
+        const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        i = end;
+      }
+    } else source += char.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  // Like a shell, `*` does not match a leading dot.
+  const dotGuard = glob.startsWith('.') ? '' : '(?!\\.)';
+  return new RegExp(`^${dotGuard}${source}$`);
+}

@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, errorMessage } from '../core/errors.js';
+import { parseDuration } from './duration.js';
+import { configSchema, type EffectiveConfig } from './schema.js';
+
+export interface ConfigOverrides {
+  homes?: string[];
+  minAge?: string;
+  reportDir?: string;
+  metricsFile?: string;
+  pushgateway?: string;
+}
+
+export interface LoadOptions {
+  file?: string;
+  env: NodeJS.ProcessEnv;
+  overrides?: ConfigOverrides;
+  isRoot?: boolean;
+}
+
+/** Reads, validates and completes the config; every error names the file and the key. */
+export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig> {
+  const file = options.file ?? options.env.AGENT_JANITOR_CONFIG ?? null;
+  const raw = file === null ? {} : await readConfigFile(path.resolve(file));
+  const where = file === null ? 'built-in defaults' : path.resolve(file);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`${where}: ${describeIssue(parsed.error.issues[0])}`);
+  return complete(parsed.data, file === null ? null : path.resolve(file), options);
+}
+
+async function readConfigFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot read the config file: ${errorMessage(err)}`);
+  }
+  const doc = parseDocument(text, { uniqueKeys: true });
+  const problem = doc.errors[0];
+  if (problem) {
+    const line = problem.linePos?.[0]?.line;
+    const at = line === undefined ? '' : ` at line ${line}`;
+    throw new ConfigError(`${file}: not valid YAML${at}: ${problem.message.split('\n')[0]}`);
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`${file}: the config must be a YAML mapping of keys, not a ${Array.isArray(value) ? 'list' : typeof value}`);
+  }
+  return value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return 'invalid config';
+  const key = formatKey(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((name) => (key ? `${key}.${name}` : name));
+    return `unknown key ${names.join(', ')}`;
+  }
+  return `${key || '(top level)'}: ${issue.message}`;
+}
+
+function formatKey(parts: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+function complete(
+  data: z.output<typeof configSchema>,
+  source: string | null,
+  options: LoadOptions,
+): EffectiveConfig {
+  const { env, overrides = {} } = options;
+  const isRoot = options.isRoot ?? process.getuid?.() === 0;
+  if (overrides.minAge !== undefined && parseDuration(overrides.minAge) === null) {
+    throw new ConfigError(`--min-age: expected a duration such as 0s, 90s, 30m, 1h or 7d, got ${JSON.stringify(overrides.minAge)}`);
+  }
+  if (overrides.pushgateway !== undefined && !isUrl(overrides.pushgateway)) {
+    throw new ConfigError(`--pushgateway: expected an http(s) URL, got ${JSON.stringify(overrides.pushgateway)}`);
+  }
+  const home = env.HOME || os.homedir();
+  const homes = overrides.homes?.length ? overrides.homes : (data.homes ?? [home]);
+  const reportDir = overrides.reportDir ?? data.reportDir ?? defaultReportDir(env, home, isRoot);
+  const metrics = { ...data.metrics };
+  if (overrides.metricsFile !== undefined) metrics.textfile = overrides.metricsFile;
+  if (overrides.pushgateway !== undefined) {
+    metrics.pushgateway = { url: overrides.pushgateway, job: metrics.pushgateway?.job ?? 'agent-janitor' };
+  }
+  return {
+    ...data,
+    homes: homes.map((entry) => expandTilde(entry, home)),
+    minAge: overrides.minAge ?? data.minAge,
+    reportDir: path.resolve(expandTilde(reportDir, home)),
+    metrics,
+    source,
+  };
+}
+
+function isUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function defaultReportDir(env: NodeJS.ProcessEnv, home: string, isRoot: boolean): string {
+  if (isRoot) return '/var/lib/agent-janitor';
+  const stateHome = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
+    ? env.XDG_STATE_HOME
+    : path.join(home, '.local', 'state');
+  return path.join(stateHome, 'agent-janitor');
+}
+
+function expandTilde(entry: string, home: string): string {
+  if (entry === '~') return home;
+  if (entry.startsWith('~/')) return path.join(home, entry.slice(2));
+  return entry;
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+
+const duration = z
+  .string()
+  .refine((text) => parseDuration(text) !== null, {
+    message: 'expected a duration such as 0s, 90s, 30m, 1h or 7d',
+  });
+
+const pathList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((value) =>
+  typeof value === 'string' ? [value] : value,
+);
+
+const watchfire = z.strictObject({
+  enabled: z.boolean().default(true),
+  root: pathList.optional(),
+});
+
+const kilo = z.strictObject({
+  enabled: z.boolean().default(true),
+  apps: z.array(z.enum(['kilo', 'opencode'])).default(['kilo', 'opencode']),
+  dataDir: pathList.optional(),
+  stateDir: pathList.optional(),
+});
+
+const owl = z.strictObject({
+  enabled: z.boolean().default(true),
+  reviewAfter: duration.default('7d'),
+  dataDir: pathList.optional(),
+  stateDir: pathList.optional(),
+});
+
+const worktreeSet = z.strictObject({
+  name: z.string().min(1),
+  roots: z.array(z.string().min(1)).min(1),
+  idleAfter: duration.default('3d'),
+});
+
+const worktrees = z.strictObject({
+  enabled: z.boolean().default(true),
+  sets: z.array(worktreeSet).default([]),
+});
+
+const listen = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, {
+  message: 'expected HOST:PORT, such as 0.0.0.0:9464',
+});
+
+export const configSchema = z.strictObject({
+  homes: z.array(z.string().min(1)).min(1).optional(),
+  minAge: duration.default('1h'),
+  reportDir: z.string().min(1).optional(),
+  processCheck: z.enum(['auto', 'required', 'off']).default('auto'),
+  metrics: z
+    .strictObject({
+      textfile: z.string().min(1).optional(),
+      pushgateway: z
+        .strictObject({
+          url: z.string().url(),
+          job: z.string().min(1).default('agent-janitor'),
+        })
+        .optional(),
+    })
+    .default({}),
+  serve: z
+    .strictObject({
+      schedule: z.string().min(1).default('*/30 * * * *'),
+      listen: listen.default('0.0.0.0:9464'),
+    })
+    .default({ schedule: '*/30 * * * *', listen: '0.0.0.0:9464' }),
+  providers: z
+    .strictObject({
+      watchfire: watchfire.default({ enabled: true }),
+      kilo: kilo.default({ enabled: true, apps: ['kilo', 'opencode'] }),
+      owl: owl.default({ enabled: true, reviewAfter: '7d' }),
+      worktrees: worktrees.default({ enabled: true, sets: [] }),
+    })
+    .default({
+      watchfire: { enabled: true },
+      kilo: { enabled: true, apps: ['kilo', 'opencode'] },
+      owl: { enabled: true, reviewAfter: '7d' },
+      worktrees: { enabled: true, sets: [] },
+    }),
+});
+
+export type ParsedConfig = z.output<typeof configSchema>;
+
+/** The config after defaults and command-line overrides: every key has its final value. */
+export type EffectiveConfig = Omit<ParsedConfig, 'homes' | 'reportDir'> & {
+  homes: string[];
+  reportDir: string;
+  /** The file it was read from, or null for built-in defaults. */
+  source: string | null;
+};

@@ -1,0 +1,122 @@
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { durationMs } from '../config/duration.js';
+import { expandHomes } from '../config/homes.js';
+import type { EffectiveConfig } from '../config/schema.js';
+import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
+import { judge } from '../safety/judge.js';
+import { scanProcesses, type ProcessTable } from '../safety/processes.js';
+import { acquireRunLock } from '../safety/run-lock.js';
+import { appendAudit, writeReport } from '../outputs/report-files.js';
+import { computeTotals } from '../outputs/totals.js';
+import { errorMessage } from './errors.js';
+import { executePlan, type PlannedDeletion } from './executor.js';
+import type { Candidate, Liveness, Provider, ProviderName, Report, ReportItem, RootStatus } from './types.js';
+import { VERSION } from './version.js';
+
+export interface PassOptions {
+  config: EffectiveConfig;
+  providers: readonly Provider[];
+  only?: readonly ProviderName[];
+  reportOnly: boolean;
+  log: Logger;
+  env: NodeJS.ProcessEnv;
+  clock?: () => Date;
+  procRoot?: string;
+}
+
+export interface PassResult {
+  report: Report;
+  /** 0 when every provider was reconciled and every action succeeded, else 1. */
+  exitCode: 0 | 1;
+}
+
+/** One reconcile pass: lock, gather, inspect, judge, apply (unless report-only), report. */
+export async function runPass(options: PassOptions): Promise<PassResult> {
+  const lock = await acquireRunLock(options.config.reportDir);
+  try {
+    return await lockedPass(options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function lockedPass(options: PassOptions): Promise<PassResult> {
+  const { config, log } = options;
+  const clock = options.clock ?? (() => new Date());
+  const started = clock();
+  const mode = options.reportOnly ? 'report-only' : 'delete';
+  const homes = await expandHomes(config.homes);
+  log.debug({ homes }, 'homes');
+
+  const roots: RootStatus[] = [];
+  const candidates: Candidate[] = [];
+  for (const provider of selectProviders(options)) {
+    try {
+      const gathered = await provider.gather({ config, homes, now: started, log: log.child({ provider: provider.name }), env: options.env });
+      roots.push(...gathered.roots);
+      candidates.push(...gathered.candidates);
+    } catch (err) {
+      log.error({ err, provider: provider.name }, 'provider failed');
+      roots.push({ provider: provider.name, root: homes.join(', '), ok: false, error: errorMessage(err) });
+    }
+  }
+
+  const processes = config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
+  const liveness: Liveness = describeLiveness(processes);
+  const policy = { minAgeMs: durationMs(config.minAge), processCheck: config.processCheck, mode } as const;
+  const judgedAt = clock().getTime();
+
+  const items: ReportItem[] = [];
+  const deletions: PlannedDeletion[] = [];
+  for (const candidate of candidates) {
+    const facts = await inspectCandidate(candidate, processes);
+    if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
+    const verdict = judge(candidate, facts, liveness, policy, judgedAt);
+    const item: ReportItem = {
+      provider: candidate.provider,
+      kind: candidate.kind,
+      path: candidate.path,
+      bytes: facts?.bytes ?? 0,
+      verdict: verdict.verdict === 'delete' ? 'would-delete' : verdict.verdict,
+      reason: verdict.reason,
+      detail: verdict.detail,
+    };
+    items.push(item);
+    if (verdict.verdict === 'delete') deletions.push({ candidate, facts: facts as InspectedFacts | null, item });
+  }
+
+  if (deletions.length > 0) {
+    await executePlan(deletions, {
+      log,
+      onDeleted: async (item) => appendAudit(config.reportDir, item, clock()),
+    });
+  }
+
+  const report: Report = {
+    schemaVersion: 1,
+    tool: { name: 'agent-janitor', version: VERSION },
+    mode,
+    host: os.hostname(),
+    startedAt: started.toISOString(),
+    finishedAt: clock().toISOString(),
+    processCheck: { mode: config.processCheck, inspected: liveness.inspected, uninspectable: liveness.uninspectable, visible: liveness.visible },
+    providers: roots,
+    items,
+    totals: computeTotals(items),
+  };
+  await writeReport(config.reportDir, report);
+  const failed = roots.some((root) => !root.ok) || report.totals.failed > 0;
+  return { report, exitCode: failed ? 1 : 0 };
+}
+
+function selectProviders(options: PassOptions): Provider[] {
+  const enabled = options.providers.filter((provider) => options.config.providers[provider.name].enabled);
+  if (!options.only || options.only.length === 0) return enabled;
+  return enabled.filter((provider) => options.only?.includes(provider.name));
+}
+
+function describeLiveness(processes: ProcessTable | null): Liveness {
+  if (!processes) return { visible: true, inspected: 0, uninspectable: 0, why: 'processCheck is off' };
+  return { visible: processes.visible, inspected: processes.inspected, uninspectable: processes.uninspectable, why: processes.why };
+}

@@ -1,0 +1,157 @@
+import type { Logger } from 'pino';
+import type { EffectiveConfig } from '../config/schema.js';
+
+export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees';
+export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees'];
+
+export type ItemKind =
+  | 'session-home'
+  | 'checkpoint-repo'
+  | 'worktree'
+  | 'worktree-admin'
+  | 'quarantine'
+  | 'job';
+
+export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
+export const VERDICTS: readonly Verdict[] = [
+  'deleted',
+  'would-delete',
+  'kept',
+  'refused',
+  'unfinished',
+  'failed',
+];
+
+/**
+ * What the owner's source of truth says of a candidate, before any safety check.
+ * `delete` means "proven dead by the owner's record"; the safety engine may still refuse it.
+ */
+export type OwnerJudgement =
+  | { decision: 'delete'; reason: string; detail: string }
+  | { decision: 'kept' | 'unfinished' | 'refused'; reason: string; detail: string };
+
+/**
+ * How an item proven dead is removed. The executor knows each kind; providers only describe.
+ * - `tree`: quarantine rename in the same folder, then a delete that never follows a link.
+ * - `custom`: the provider removes it itself (git worktree remove, Kilo's lock protocol),
+ *   through the same fs and git modules, and returns what it touched.
+ */
+export type Removal =
+  | { type: 'tree' }
+  | { type: 'custom'; apply: (ctx: ApplyContext) => Promise<void> };
+
+export interface Candidate {
+  provider: ProviderName;
+  kind: ItemKind;
+  /** Absolute path of the folder, or null for a `job` finding without a folder. */
+  path: string | null;
+  /** The provider root the path must be contained in (canonical containment, no symlink between). */
+  root: string | null;
+  judgement: OwnerJudgement;
+  removal?: Removal;
+  /**
+   * Extra paths whose newest write also counts for `minAge` (an admin folder beside a worktree).
+   */
+  alsoWatch?: string[];
+}
+
+export interface RootStatus {
+  provider: ProviderName;
+  root: string;
+  ok: boolean;
+  error?: string;
+}
+
+export interface Gathering {
+  roots: RootStatus[];
+  candidates: Candidate[];
+}
+
+export interface GatherContext {
+  config: EffectiveConfig;
+  /** Homes after glob expansion. */
+  homes: string[];
+  now: Date;
+  log: Logger;
+  /** The environment of this process (XDG variables apply to the current user's own home). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Provider {
+  name: ProviderName;
+  gather(ctx: GatherContext): Promise<Gathering>;
+}
+
+export interface ApplyContext {
+  /** The uid/gid the delete runs as (the owner when running as root), or null for "as we are". */
+  owner: { uid: number; gid: number } | null;
+  log: Logger;
+  /** Remove a folder tree safely: quarantine rename, then a delete that never follows a link. */
+  removeTree(path: string): Promise<void>;
+}
+
+/** The safety facts of one candidate's folder, gathered by the safety engine. */
+export interface SafetyFacts {
+  exists: boolean;
+  isRealDirectory: boolean;
+  contained: boolean;
+  symlinkInPath: boolean;
+  sameFilesystemAsParent: boolean;
+  mountInside: boolean;
+  bytes: number;
+  /** Newest mtime (ms) of the folder and anything inside it, or null when the folder is gone. */
+  newestWriteMs: number | null;
+  /** Pids with a working directory, root, open file or mapping inside. */
+  processesInside: number[];
+  /** Why the walk could not finish (EACCES somewhere), if it could not. */
+  walkError?: string;
+}
+
+export interface Liveness {
+  /** false where processes cannot be seen at all (no /proc, a PID namespace hiding the host). */
+  visible: boolean;
+  inspected: number;
+  uninspectable: number;
+  why?: string;
+}
+
+export interface PlannedItem {
+  candidate: Candidate;
+  verdict: Verdict;
+  reason: string;
+  detail: string;
+  bytes: number;
+}
+
+export interface ReportItem {
+  provider: ProviderName;
+  kind: ItemKind;
+  path: string | null;
+  bytes: number;
+  verdict: Verdict;
+  reason: string;
+  detail: string;
+}
+
+export interface Totals {
+  reclaimedBytes: number;
+  deleted: number;
+  wouldDelete: number;
+  kept: number;
+  refused: number;
+  unfinished: number;
+  failed: number;
+}
+
+export interface Report {
+  schemaVersion: 1;
+  tool: { name: 'agent-janitor'; version: string };
+  mode: 'delete' | 'report-only';
+  host: string;
+  startedAt: string;
+  finishedAt: string;
+  processCheck: { mode: 'auto' | 'required' | 'off'; inspected: number; uninspectable: number; visible: boolean };
+  providers: RootStatus[];
+  items: ReportItem[];
+  totals: Totals;
+}

@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import type { Owner } from '../safety/owner.js';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GitOptions {
+  cwd?: string;
+  /** Run as this user (root running over another user's repository). */
+  owner?: Owner | null;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class GitError extends Error {
+  override name = 'GitError';
+  constructor(message: string, readonly result: GitResult | null) {
+    super(message);
+  }
+}
+
+/**
+ * The environment every git call runs with: no optional locks (a status never takes an agent's
+ * index.lock), the C locale (messages we parse), no pager, no prompt.
+ */
+export function gitEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...extra,
+    GIT_OPTIONAL_LOCKS: '0',
+    LC_ALL: 'C',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+  };
+}
+
+// A repository's own config must never make git run a program of its choosing on our behalf.
+const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'safe.directory=*', '-c', 'core.hooksPath=/dev/null'];
+
+/** Runs git and answers its exit code and output; never throws for a non-zero exit. */
+export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...SAFE_CONFIG, ...args], {
+      cwd: options.cwd,
+      env: gitEnvironment(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.owner ? { uid: options.owner.uid, gid: options.owner.gid } : {}),
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new GitError(`git ${args.join(' ')}: ${error.message}`, null));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    });
+  });
+}
+
+/** Runs git and answers stdout, or throws a GitError naming the command and git's message. */
+export async function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
+  const result = await runGit(args, options);
+  if (result.code !== 0) {
+    const message = result.stderr.trim().split('\n').pop() ?? '';
+    throw new GitError(`git ${args.join(' ')} failed (${result.code}): ${message}`, result);
+  }
+  return result.stdout;
+}

@@ -1,0 +1,48 @@
+import type { Report, ReportItem } from '../core/types.js';
+import { formatBytes } from './format.js';
+
+/** The human summary: totals, then unfinished work first, then refusals, then deletions. */
+export function renderMarkdown(report: Report): string {
+  const t = report.totals;
+  const lines: string[] = [
+    `# agent-janitor report (${report.mode})`,
+    '',
+    `Host \`${report.host}\`, ${report.startedAt} to ${report.finishedAt}.`,
+    '',
+    '| reclaimed | deleted | would delete | kept | refused | unfinished | failed |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| ${formatBytes(t.reclaimedBytes)} | ${t.deleted} | ${t.wouldDelete} | ${t.kept} | ${t.refused} | ${t.unfinished} | ${t.failed} |`,
+    '',
+    `Processes inspected: ${report.processCheck.inspected}, uninspectable: ${report.processCheck.uninspectable}` +
+      (report.processCheck.visible ? '.' : ' (processes are not visible from here).'),
+    '',
+  ];
+  const broken = report.providers.filter((p) => !p.ok);
+  if (broken.length > 0) {
+    lines.push('## Providers that could not be reconciled', '');
+    for (const p of broken) lines.push(`- **${p.provider}** \`${p.root}\`: ${p.error ?? 'unknown error'}`);
+    lines.push('');
+  }
+  section(lines, 'Unfinished work: a person must decide', report.items.filter((i) => i.verdict === 'unfinished'));
+  section(lines, 'Failed deletions', report.items.filter((i) => i.verdict === 'failed'));
+  section(lines, 'Refused', report.items.filter((i) => i.verdict === 'refused'));
+  section(lines, report.mode === 'delete' ? 'Deleted' : 'Would delete', report.items.filter((i) => i.verdict === 'deleted' || i.verdict === 'would-delete'));
+  section(lines, 'Kept', report.items.filter((i) => i.verdict === 'kept'));
+  return `${lines.join('\n')}\n`;
+}
+
+function section(lines: string[], title: string, items: ReportItem[]): void {
+  if (items.length === 0) return;
+  lines.push(`## ${title} (${items.length})`, '');
+  lines.push('| provider | kind | path | size | reason | detail |', '| --- | --- | --- | --- | --- | --- |');
+  for (const item of items) {
+    lines.push(
+      `| ${item.provider} | ${item.kind} | ${cell(item.path ?? '-')} | ${formatBytes(item.bytes)} | ${item.reason} | ${cell(item.detail)} |`,
+    );
+  }
+  lines.push('');
+}
+
+function cell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/`/g, "'");
+}

@@ -1,0 +1,35 @@
+import path from 'node:path';
+import type { Report, ReportItem } from '../core/types.js';
+import { appendFile, mkdir, readFileOrNull, writeFileAtomic } from '../safety/fs.js';
+import { renderMarkdown } from './markdown.js';
+
+export const REPORT_JSON = 'report.json';
+export const REPORT_MD = 'report.md';
+export const AUDIT_LOG = 'audit.jsonl';
+
+/** Replaces report.json and report.md atomically. */
+export async function writeReport(reportDir: string, report: Report): Promise<void> {
+  await mkdir(reportDir, 0o755);
+  await writeFileAtomic(path.join(reportDir, REPORT_JSON), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFileAtomic(path.join(reportDir, REPORT_MD), renderMarkdown(report));
+}
+
+/** Appends one deletion to audit.jsonl, as one write of one line. */
+export async function appendAudit(reportDir: string, item: ReportItem, time: Date): Promise<void> {
+  await mkdir(reportDir, 0o755);
+  const line = JSON.stringify({
+    time: time.toISOString(),
+    provider: item.provider,
+    kind: item.kind,
+    path: item.path,
+    bytes: item.bytes,
+    reason: item.reason,
+  });
+  await appendFile(path.join(reportDir, AUDIT_LOG), `${line}\n`);
+}
+
+export async function readLatestReport(reportDir: string): Promise<{ json: string; markdown: string | null } | null> {
+  const json = await readFileOrNull(path.join(reportDir, REPORT_JSON));
+  if (json === null) return null;
+  return { json, markdown: await readFileOrNull(path.join(reportDir, REPORT_MD)) };
+}

@@ -1,0 +1,21 @@
+import type { Report } from '../core/types.js';
+import { formatBytes } from './format.js';
+
+/** The few lines `run` prints on stdout for a person. */
+export function renderSummary(report: Report, reportDir: string): string {
+  const t = report.totals;
+  const lines = [
+    report.mode === 'delete'
+      ? `agent-janitor: reclaimed ${formatBytes(t.reclaimedBytes)} (${t.deleted} deleted)`
+      : `agent-janitor (report only): ${t.wouldDelete} would be deleted`,
+    `  kept ${t.kept}, refused ${t.refused}, unfinished ${t.unfinished}, failed ${t.failed}`,
+  ];
+  for (const provider of report.providers.filter((p) => !p.ok)) {
+    lines.push(`  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`);
+  }
+  const unfinished = report.items.filter((i) => i.verdict === 'unfinished');
+  for (const item of unfinished.slice(0, 10)) lines.push(`  unfinished: ${item.path ?? item.kind} (${item.reason})`);
+  if (unfinished.length > 10) lines.push(`  … and ${unfinished.length - 10} more unfinished`);
+  lines.push(`  report: ${reportDir}/report.md`);
+  return `${lines.join('\n')}\n`;
+}

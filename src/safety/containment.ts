@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { lstatOrNull, realpath } from './fs.js';
+
+/** True when `child` is `parent` itself or below it, by path arithmetic (never a prefix test). */
+export function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  if (relative === '') return true;
+  if (path.isAbsolute(relative)) return false;
+  return relative !== '..' && !relative.startsWith(`..${path.sep}`);
+}
+
+/** True when `child` is strictly below `parent`. */
+export function isStrictlyInside(parent: string, child: string): boolean {
+  return isInside(parent, child) && path.relative(parent, child) !== '';
+}
+
+export interface PathFacts {
+  exists: boolean;
+  isRealDirectory: boolean;
+  contained: boolean;
+  symlinkInPath: boolean;
+  sameFilesystemAsParent: boolean;
+  uid: number;
+  gid: number;
+  parentUid: number;
+  parentGid: number;
+  /** Identity of the target when inspected, to notice it being swapped before the delete. */
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Rule 2 of the contract: the target is a real directory, canonically inside its root, with no
+ * symlink in any component between the root and itself, on the same filesystem as its parent.
+ */
+export async function inspectPath(root: string, target: string): Promise<PathFacts> {
+  const facts: PathFacts = {
+    exists: false,
+    isRealDirectory: false,
+    contained: false,
+    symlinkInPath: false,
+    sameFilesystemAsParent: false,
+    uid: -1,
+    gid: -1,
+    parentUid: -1,
+    parentGid: -1,
+    dev: -1,
+    ino: -1,
+  };
+  const absoluteRoot = path.resolve(root);
+  const absoluteTarget = path.resolve(target);
+  const own = await lstatOrNull(absoluteTarget);
+  if (!own) return facts;
+  facts.exists = true;
+  facts.isRealDirectory = own.isDirectory();
+  facts.uid = own.uid;
+  facts.gid = own.gid;
+  facts.dev = own.dev;
+  facts.ino = own.ino;
+
+  if (!isStrictlyInside(absoluteRoot, absoluteTarget)) return facts;
+  let canonicalRoot: string;
+  try {
+    canonicalRoot = await realpath(absoluteRoot);
+  } catch {
+    return facts;
+  }
+  // Every component from the root down to the target must be a real directory (the target's
+  // own type is judged above); a link anywhere would let the path point outside the root.
+  const steps = path.relative(absoluteRoot, absoluteTarget).split(path.sep);
+  let walked = absoluteRoot;
+  for (const step of steps.slice(0, -1)) {
+    walked = path.join(walked, step);
+    const stats = await lstatOrNull(walked);
+    if (!stats || stats.isSymbolicLink() || !stats.isDirectory()) {
+      facts.symlinkInPath = true;
+      return facts;
+    }
+  }
+  const parent = path.dirname(absoluteTarget);
+  let canonicalParent: string;
+  try {
+    canonicalParent = await realpath(parent);
+  } catch {
+    return facts;
+  }
+  facts.contained = isInside(canonicalRoot, canonicalParent);
+  const parentStats = await lstatOrNull(parent);
+  if (parentStats) {
+    facts.sameFilesystemAsParent = parentStats.dev === own.dev;
+    facts.parentUid = parentStats.uid;
+    facts.parentGid = parentStats.gid;
+  }
+  return facts;
+}

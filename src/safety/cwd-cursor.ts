@@ -1,0 +1,73 @@
+import { lstatSync } from './fs.js';
+import type { Stats } from './fs.js';
+
+/**
+ * Walks a tree by changing the working directory into each folder and naming entries relative to
+ * it, the way openat() would: a folder swapped for a symlink between the look and the step is
+ * caught (its inode differs), and a tree deeper than PATH_MAX is no problem. Only one cursor may
+ * be open at a time in a process; callers run it synchronously.
+ */
+export class CwdCursor {
+  private readonly home: string;
+  private readonly trail: Stats[] = [];
+  private readonly names: string[] = [];
+
+  constructor(private readonly rootPath: string) {
+    this.home = process.cwd();
+  }
+
+  /** Enters the root; answers its stats. */
+  open(expected?: Stats): Stats {
+    const before = expected ?? lstatSync(this.rootPath);
+    process.chdir(this.rootPath);
+    return this.verifyHere(before, this.rootPath);
+  }
+
+  /** Steps into a child folder that lstat showed as `expected`. */
+  enter(name: string, expected: Stats): void {
+    process.chdir(name);
+    this.names.push(name);
+    this.verifyHere(expected, name);
+  }
+
+  /** Steps back to the parent and proves it is the folder we came from. */
+  leave(): void {
+    process.chdir('..');
+    this.names.pop();
+    this.trail.pop();
+    const parent = this.trail[this.trail.length - 1];
+    if (!parent) return;
+    const here = lstatSync('.');
+    if (here.ino !== parent.ino || here.dev !== parent.dev) {
+      throw new TreeSwappedError(`${this.describe()} moved while being walked`);
+    }
+  }
+
+  get depth(): number {
+    return this.trail.length;
+  }
+
+  /** The absolute path of the current folder, for messages only (built on demand). */
+  describe(name?: string): string {
+    const parts = [this.rootPath, ...this.names];
+    if (name !== undefined) parts.push(name);
+    return parts.join('/');
+  }
+
+  close(): void {
+    process.chdir(this.home);
+  }
+
+  private verifyHere(expected: Stats, name: string): Stats {
+    const here = lstatSync('.');
+    if (here.ino !== expected.ino || here.dev !== expected.dev) {
+      throw new TreeSwappedError(`${this.describe()} is not the folder that was looked at (${name} was swapped, perhaps for a link)`);
+    }
+    this.trail.push(here);
+    return here;
+  }
+}
+
+export class TreeSwappedError extends Error {
+  override name = 'TreeSwappedError';
+}

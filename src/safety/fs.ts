@@ -1,0 +1,122 @@
+/**
+ * Every file-system call of agent-janitor goes through this module, so that what the tool can do
+ * to a disk is readable in one place: it lstat()s and never stat()s a candidate, it never follows a
+ * link, and a missing entry (ENOENT) is success for anything that removes.
+ */
+import * as fsp from 'node:fs/promises';
+import * as fs from 'node:fs';
+import type { Dir, Dirent, Stats } from 'node:fs';
+import { errorCode } from '../core/errors.js';
+
+export type { Dir, Dirent, Stats };
+
+export const lstat = (p: string): Promise<Stats> => fsp.lstat(p);
+export const lstatSync = (p: string): Stats => fs.lstatSync(p);
+export const readlink = (p: string): Promise<string> => fsp.readlink(p);
+export const readlinkSync = (p: string): string => fs.readlinkSync(p);
+export const realpath = (p: string): Promise<string> => fsp.realpath(p);
+export const readFile = (p: string): Promise<string> => fsp.readFile(p, 'utf8');
+export const readFileBuffer = (p: string): Promise<Buffer> => fsp.readFile(p);
+export const readFileSync = (p: string): string => fs.readFileSync(p, 'utf8');
+export const readdirSync = (p: string): Dirent[] => fs.readdirSync(p, { withFileTypes: true });
+export const readdirNamesSync = (p: string): string[] => fs.readdirSync(p);
+export const opendirSync = (p: string): Dir => fs.opendirSync(p, { bufferSize: 256 });
+export const mkdir = (p: string, mode?: number): Promise<string | undefined> =>
+  fsp.mkdir(p, { recursive: true, mode });
+export const mkdirExclusive = (p: string, mode: number): Promise<void> => fsp.mkdir(p, { mode });
+export const rename = (from: string, to: string): Promise<void> => fsp.rename(from, to);
+export const renameSync = (from: string, to: string): void => fs.renameSync(from, to);
+export const writeFile = (p: string, data: string | Uint8Array, flag = 'w', mode = 0o644): Promise<void> =>
+  fsp.writeFile(p, data, { flag, mode });
+export const appendFile = (p: string, data: string): Promise<void> => fsp.appendFile(p, data, { mode: 0o644 });
+export const utimes = (p: string, atime: Date, mtime: Date): Promise<void> => fsp.utimes(p, atime, mtime);
+export const open = (p: string, flags: string | number, mode?: number) => fsp.open(p, flags, mode);
+
+/** Reads a directory's entries, or an empty list where the directory does not exist. */
+export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
+  try {
+    return await fsp.readdir(p, { withFileTypes: true });
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
+/** lstat that answers null for a missing entry. */
+export async function lstatOrNull(p: string): Promise<Stats | null> {
+  try {
+    return await fsp.lstat(p);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+export function lstatOrNullSync(p: string): Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+/** Reads a text file, or null where it does not exist. */
+export async function readFileOrNull(p: string): Promise<string | null> {
+  try {
+    return await fsp.readFile(p, 'utf8');
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+export function unlinkSync(p: string): void {
+  try {
+    fs.unlinkSync(p);
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+  }
+}
+
+export function rmdirSync(p: string): void {
+  try {
+    fs.rmdirSync(p);
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+  }
+}
+
+export async function unlink(p: string): Promise<void> {
+  try {
+    await fsp.unlink(p);
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+  }
+}
+
+export async function rmdir(p: string): Promise<void> {
+  try {
+    await fsp.rmdir(p);
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+  }
+}
+
+/** Writes a file so that a reader sees the old content or the new, never half: temp file, then rename. */
+export async function writeFileAtomic(p: string, data: string, mode = 0o644): Promise<void> {
+  const temp = `${p}.tmp-${process.pid}-${Date.now()}`;
+  const handle = await fsp.open(temp, 'w', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fsp.rename(temp, p);
+  } catch (err) {
+    await unlink(temp);
+    throw err;
+  }
+}

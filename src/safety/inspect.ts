@@ -1,0 +1,62 @@
+import path from 'node:path';
+import type { Candidate, SafetyFacts } from '../core/types.js';
+import { errorMessage } from '../core/errors.js';
+import { inspectPath, type PathFacts } from './containment.js';
+import { realpath } from './fs.js';
+import { processesInside, type ProcessTable } from './processes.js';
+import { measureTree } from './walk.js';
+
+export interface InspectedFacts extends SafetyFacts {
+  path: PathFacts;
+}
+
+/** Gathers the safety facts of one candidate's folder: rule 2's path checks, one walk, the processes inside. */
+export async function inspectCandidate(candidate: Candidate, processes: ProcessTable | null): Promise<InspectedFacts | null> {
+  if (candidate.path === null) return null;
+  const target = path.resolve(candidate.path);
+  const pathFacts = await inspectPath(candidate.root ?? path.dirname(target), target);
+  const facts: InspectedFacts = {
+    path: pathFacts,
+    exists: pathFacts.exists,
+    isRealDirectory: pathFacts.isRealDirectory,
+    contained: pathFacts.contained,
+    symlinkInPath: pathFacts.symlinkInPath,
+    sameFilesystemAsParent: pathFacts.sameFilesystemAsParent,
+    mountInside: false,
+    bytes: 0,
+    newestWriteMs: null,
+    processesInside: [],
+  };
+  if (!pathFacts.exists) return facts;
+  try {
+    const tree = measureTree(target);
+    facts.bytes = tree.bytes;
+    facts.newestWriteMs = tree.newestWriteMs;
+    facts.mountInside = tree.mountInside;
+    if (tree.error) facts.walkError = tree.error;
+  } catch (err) {
+    facts.walkError = errorMessage(err);
+  }
+  for (const watched of candidate.alsoWatch ?? []) {
+    try {
+      const tree = measureTree(watched);
+      if (facts.newestWriteMs === null || tree.newestWriteMs > facts.newestWriteMs) facts.newestWriteMs = tree.newestWriteMs;
+      if (tree.error) facts.walkError ??= tree.error;
+    } catch {
+      // A watched companion that is gone has no write to count.
+    }
+  }
+  if (processes) facts.processesInside = await pidsInside(processes, target);
+  return facts;
+}
+
+async function pidsInside(processes: ProcessTable, target: string): Promise<number[]> {
+  const pids = new Set(processesInside(processes, target));
+  try {
+    const canonical = await realpath(target);
+    for (const pid of processesInside(processes, canonical)) pids.add(pid);
+  } catch {
+    // Gone or unreadable: the lexical path is all there is to match.
+  }
+  return [...pids].sort((a, b) => a - b);
+}

@@ -1,0 +1,79 @@
+import { formatDuration } from '../config/duration.js';
+import type { Candidate, Liveness, SafetyFacts, Verdict } from '../core/types.js';
+
+export interface SafetyPolicy {
+  minAgeMs: number;
+  processCheck: 'auto' | 'required' | 'off';
+  mode: 'delete' | 'report-only';
+}
+
+export interface Judgement {
+  /** `delete` is a verdict the executor still has to carry out (it becomes deleted or failed). */
+  verdict: Exclude<Verdict, 'deleted' | 'failed'> | 'delete';
+  reason: string;
+  detail: string;
+}
+
+/**
+ * The one place a candidate gets its verdict. Pure: everything it looks at is passed in, `now`
+ * included. Signs of life come first, then the owner's record, then the checks that guard the
+ * delete itself.
+ */
+export function judge(
+  candidate: Candidate,
+  facts: SafetyFacts | null,
+  liveness: Liveness,
+  policy: SafetyPolicy,
+  nowMs: number,
+): Judgement {
+  if (facts && facts.exists) {
+    const life = signsOfLife(facts, liveness, policy, nowMs);
+    if (life) return life;
+  }
+  const owner = candidate.judgement;
+  if (owner.decision !== 'delete') return { verdict: owner.decision, reason: owner.reason, detail: owner.detail };
+
+  const blocked = facts ? deleteBlocker(candidate, facts, liveness, policy) : null;
+  if (blocked) return blocked;
+  if (policy.mode === 'report-only') return { verdict: 'would-delete', reason: owner.reason, detail: owner.detail };
+  return { verdict: 'delete', reason: owner.reason, detail: owner.detail };
+}
+
+function signsOfLife(facts: SafetyFacts, liveness: Liveness, policy: SafetyPolicy, nowMs: number): Judgement | null {
+  if (policy.processCheck !== 'off' && liveness.visible && facts.processesInside.length > 0) {
+    const pids = facts.processesInside.slice(0, 5).join(', ');
+    const more = facts.processesInside.length > 5 ? ` and ${facts.processesInside.length - 5} more` : '';
+    return {
+      verdict: 'refused',
+      reason: 'in-use',
+      detail: `process ${pids}${more} has its working directory, root, an open file or a mapping inside`,
+    };
+  }
+  if (facts.newestWriteMs !== null && nowMs - facts.newestWriteMs < policy.minAgeMs) {
+    return {
+      verdict: 'refused',
+      reason: 'too-recent',
+      detail: `newest write inside is from ${new Date(facts.newestWriteMs).toISOString()}, younger than minAge ${formatDuration(policy.minAgeMs)}`,
+    };
+  }
+  return null;
+}
+
+function deleteBlocker(candidate: Candidate, facts: SafetyFacts, liveness: Liveness, policy: SafetyPolicy): Judgement | null {
+  const refuse = (reason: string, detail: string): Judgement => ({ verdict: 'refused', reason, detail });
+  const where = candidate.path ?? '(no folder)';
+  if (!facts.exists) return refuse('vanished', `${where} disappeared while the pass looked at it`);
+  if (!facts.isRealDirectory) return refuse('symlink', `${where} is not a real directory (a symlink or a file); only its own folders are ever deleted`);
+  if (!facts.contained) return refuse('outside-root', `${where} is not inside ${candidate.root ?? 'its provider root'} by canonical path`);
+  if (facts.symlinkInPath) return refuse('symlink-in-path', `a component between ${candidate.root ?? 'the root'} and ${where} is a symlink`);
+  if (!facts.sameFilesystemAsParent) return refuse('mount-point', `${where} is a mount point (another filesystem than its parent)`);
+  if (facts.mountInside) return refuse('mount-inside', `${where} has another filesystem mounted below it`);
+  if (facts.walkError) return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
+  if (policy.processCheck !== 'off') {
+    if (!liveness.visible) return refuse('liveness-unknown', `live processes cannot be seen: ${liveness.why ?? 'unknown'}`);
+    if (policy.processCheck === 'required' && liveness.uninspectable > 0) {
+      return refuse('liveness-unknown', `processCheck is required and ${liveness.uninspectable} processes could not be inspected`);
+    }
+  }
+  return null;
+}

@@ -1,0 +1,83 @@
+import { errorCode, errorMessage } from '../core/errors.js';
+import { CwdCursor, TreeSwappedError } from './cwd-cursor.js';
+import { lstatSync, readdirNamesSync } from './fs.js';
+import type { Stats } from './fs.js';
+
+export interface TreeFacts {
+  /** Apparent size: every non-directory entry's st_size (a symlink counts as the link itself). */
+  bytes: number;
+  /** Newest mtime (ms) of the folder and every entry under it. */
+  newestWriteMs: number;
+  entries: number;
+  /** A folder on another filesystem below the root (not descended into). */
+  mountInside: boolean;
+  /** Where part of the tree could not be read; its age and size are then unknown. */
+  error?: string;
+}
+
+type Pending = Array<[name: string, stats: Stats]>;
+
+/**
+ * One walk that yields both the size and the newest write of a folder tree. Iterative (a tree ten
+ * thousand levels deep has no recursion to overflow), never follows a link, never leaves the
+ * filesystem of the root.
+ */
+export function measureTree(root: string): TreeFacts {
+  const top = lstatSync(root);
+  const facts: TreeFacts = { bytes: top.isDirectory() ? 0 : top.size, newestWriteMs: top.mtimeMs, entries: 0, mountInside: false };
+  if (!top.isDirectory()) return facts;
+  const cursor = new CwdCursor(root);
+  try {
+    cursor.open(top);
+    const frames: Pending[] = [scanHere(cursor, top.dev, facts)];
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as Pending;
+      const next = frame.pop();
+      if (!next) {
+        frames.pop();
+        if (frames.length > 0) cursor.leave();
+        continue;
+      }
+      const [name, stats] = next;
+      try {
+        cursor.enter(name, stats);
+      } catch (err) {
+        if (err instanceof TreeSwappedError) throw err;
+        if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot enter ${cursor.describe(name)}: ${errorMessage(err)}`;
+        continue;
+      }
+      frames.push(scanHere(cursor, top.dev, facts));
+    }
+  } catch (err) {
+    facts.error ??= errorMessage(err);
+  } finally {
+    cursor.close();
+  }
+  return facts;
+}
+
+function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending {
+  const folders: Pending = [];
+  let names: string[];
+  try {
+    names = readdirNamesSync('.');
+  } catch (err) {
+    facts.error ??= `cannot read ${cursor.describe()}: ${errorMessage(err)}`;
+    return folders;
+  }
+  for (const name of names) {
+    let stats: Stats;
+    try {
+      stats = lstatSync(name);
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot stat ${cursor.describe(name)}: ${errorMessage(err)}`;
+      continue;
+    }
+    facts.entries += 1;
+    if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;
+    if (!stats.isDirectory()) facts.bytes += stats.size;
+    else if (stats.dev !== device) facts.mountInside = true;
+    else folders.push([name, stats]);
+  }
+  return folders;
+}
