@@ -21,6 +21,8 @@ export interface SandboxExtras {
   config?: Record<string, unknown>;
 }
 
+// One import and one entry per provider's builder.
 export function sandboxBuilders(): SandboxBuilder[] {
-  return [];
+  return [
+  ];
 }

@@ -1,6 +1,8 @@
 import type { Provider } from '../core/types.js';
+// One import and one entry per provider, in the order a pass runs them.
 
 /** Every provider, in the order a pass runs them. */
 export function allProviders(): Provider[] {
-  return [];
+  return [
+  ];
 }

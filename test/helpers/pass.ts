@@ -1,0 +1,42 @@
+import path from 'node:path';
+import pino from 'pino';
+import { stringify } from 'yaml';
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../../src/config/load.js';
+import { runPass, type PassResult } from '../../src/core/pass.js';
+import type { ProviderName, Report, ReportItem } from '../../src/core/types.js';
+import { allProviders } from '../../src/providers/index.js';
+
+export interface PassSetup {
+  /** Written as the config file; `reportDir` defaults to `<dir>/report`. */
+  config: Record<string, unknown>;
+  dir: string;
+  reportOnly?: boolean;
+  only?: ProviderName[];
+  env?: NodeJS.ProcessEnv;
+  clock?: () => Date;
+}
+
+/** Runs one real pass in this process, through the config loader like the CLI does. */
+export async function pass(setup: PassSetup): Promise<PassResult> {
+  const file = path.join(setup.dir, 'agent-janitor.yaml');
+  writeFileSync(file, stringify({ reportDir: path.join(setup.dir, 'report'), ...setup.config }));
+  const env = { ...process.env, ...setup.env };
+  const config = await loadConfig({ file, env });
+  return runPass({
+    config,
+    providers: allProviders(),
+    only: setup.only,
+    reportOnly: setup.reportOnly ?? false,
+    log: pino({ level: 'silent' }),
+    env,
+    clock: setup.clock,
+  });
+}
+
+/** The report item at `p`, or a test failure naming what the report holds instead. */
+export function itemAt(report: Report, p: string): ReportItem {
+  const found = report.items.find((item) => item.path === p);
+  if (!found) throw new Error(`no item for ${p}; the report has: ${report.items.map((i) => `${i.path} ${i.verdict}`).join(', ')}`);
+  return found;
+}
