@@ -1,0 +1,24 @@
+import { errorMessage } from '../core/errors.js';
+import { measureTree } from '../safety/walk.js';
+
+export interface NewestWrite {
+  /** Newest mtime (ms) over every file and folder in the given trees, or null when none could be read. */
+  ms: number | null;
+  /** Why part of a tree could not be read: its age is then not known. */
+  error?: string;
+}
+
+/** The newest write anywhere in a worktree and its admin entry: the last sign that someone worked there. */
+export function newestWrite(trees: readonly string[]): NewestWrite {
+  const result: NewestWrite = { ms: null };
+  for (const tree of trees) {
+    try {
+      const facts = measureTree(tree);
+      if (result.ms === null || facts.newestWriteMs > result.ms) result.ms = facts.newestWriteMs;
+      if (facts.error) result.error ??= facts.error;
+    } catch (err) {
+      result.error ??= `${tree}: ${errorMessage(err)}`;
+    }
+  }
+  return result;
+}

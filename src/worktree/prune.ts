@@ -1,0 +1,57 @@
+import path from 'node:path';
+import type { ApplyContext, Removal } from '../core/types.js';
+import { isStrictlyInside } from '../safety/containment.js';
+import { lstatOrNull, readdirOrEmpty, readFileOrNull } from '../safety/fs.js';
+import { quarantinedName } from '../safety/quarantine.js';
+
+/** An admin entry `<common>/worktrees/<id>` whose worktree folder is gone. */
+export interface StaleAdminEntry {
+  adminDir: string;
+  /** `<common>/worktrees`, the folder the entry must be contained in. */
+  adminRoot: string;
+  /** The worktree folder the entry names (it no longer exists). */
+  worktree: string;
+}
+
+/**
+ * The admin entries of `commonDir` that are stale and ours to prune: the worktree they name lies
+ * under `ownedRoot` (Owl's own worktrees/ folder, which exists), its folder is gone while the
+ * folder it sat in is there (so no volume is merely missing), and the entry is not locked. An
+ * entry for a worktree anywhere else is never looked at twice.
+ */
+export async function findStaleAdminEntries(commonDir: string, ownedRoot: string): Promise<StaleAdminEntry[]> {
+  const adminRoot = path.join(commonDir, 'worktrees');
+  const found: StaleAdminEntry[] = [];
+  for (const entry of await readdirOrEmpty(adminRoot)) {
+    if (!entry.isDirectory() || quarantinedName(entry.name) !== null) continue;
+    const adminDir = path.join(adminRoot, entry.name);
+    const stale = await staleEntry(adminDir, ownedRoot);
+    if (stale) found.push({ adminDir, adminRoot, worktree: stale });
+  }
+  return found;
+}
+
+/** The missing worktree an admin entry names, when the entry is stale and ours; else null. */
+async function staleEntry(adminDir: string, ownedRoot: string): Promise<string | null> {
+  const gitdir = await readFileOrNull(path.join(adminDir, 'gitdir'));
+  if (!gitdir || gitdir.trim() === '') return null;
+  const worktree = path.dirname(path.resolve(adminDir, gitdir.trim()));
+  if (!isStrictlyInside(path.resolve(ownedRoot), worktree)) return null;
+  if (await lstatOrNull(path.join(adminDir, 'locked'))) return null;
+  if (await lstatOrNull(worktree)) return null;
+  const parent = await lstatOrNull(path.dirname(worktree));
+  if (!parent?.isDirectory()) return null;
+  return worktree;
+}
+
+/** Removes just this one admin entry, after proving again that it is stale and ours. */
+export function adminEntryRemoval(entry: StaleAdminEntry, ownedRoot: string): Removal {
+  return {
+    type: 'custom',
+    apply: async (ctx: ApplyContext) => {
+      const still = await staleEntry(entry.adminDir, ownedRoot);
+      if (still !== entry.worktree) throw new Error(`the admin entry ${entry.adminDir} is no longer a stale entry of ${entry.worktree}; left alone`);
+      await ctx.removeTree(entry.adminDir);
+    },
+  };
+}
