@@ -1,8 +1,10 @@
 import type { Provider } from '../core/types.js';
+import { watchfireProvider } from './watchfire/provider.js';
 // One import and one entry per provider, in the order a pass runs them.
 
 /** Every provider, in the order a pass runs them. */
 export function allProviders(): Provider[] {
   return [
+    watchfireProvider,
   ];
 }

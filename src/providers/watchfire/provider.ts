@@ -1,0 +1,87 @@
+import path from 'node:path';
+import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider } from '../../core/types.js';
+import { lstatOrNull, realpath } from '../../safety/fs.js';
+import { findQuarantines } from '../../safety/quarantine.js';
+import { daemonLiveness } from './daemon.js';
+import { examineHome, homeEntries, homeFolders } from './homes.js';
+import { judgeHome, judgeQuarantine, judgeUnreadableSource, type WatchfireWorld } from './judge.js';
+import { AGENTS_FILE, DAEMON_FILE, DAEMON_LOCK, LOGS_DIR, PROJECTS_FILE, watchfireRoots } from './layout.js';
+import { latestSessionLogs } from './session-logs.js';
+import { readAgents, readProjects } from './state.js';
+
+/** Watchfire's per-session agent homes under `<home>/.watchfire/*-home/`. */
+export const watchfireProvider: Provider = {
+  name: 'watchfire',
+  async gather(ctx: GatherContext): Promise<Gathering> {
+    const gathering: Gathering = { roots: [], candidates: [] };
+    for (const root of watchfireRoots(ctx)) {
+      const found = await gatherRoot(root, ctx);
+      if (!found) continue;
+      gathering.roots.push(...found.roots);
+      gathering.candidates.push(...found.candidates);
+    }
+    return gathering;
+  },
+};
+
+async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering | null> {
+  if (!(await isFolder(root))) {
+    ctx.log.debug({ root }, 'no Watchfire root here');
+    return null;
+  }
+  const candidate = (kind: Candidate['kind'], target: string, judgement: OwnerJudgement): Candidate => ({
+    provider: 'watchfire',
+    kind,
+    path: target,
+    root,
+    judgement,
+  });
+  const folders = await homeFolders(root);
+  const candidates: Candidate[] = [];
+
+  // Quarantines first and whatever the registry says: they were proven dead when they were made.
+  for (const folder of folders) {
+    for (const quarantine of await findQuarantines(folder)) candidates.push(candidate('quarantine', quarantine, judgeQuarantine(quarantine)));
+  }
+
+  const homes = (await Promise.all(folders.map((folder) => homeEntries(folder)))).flat();
+  const projects = await readProjects(path.join(root, PROJECTS_FILE));
+  const agents = projects.ok ? await readAgents(path.join(root, AGENTS_FILE)) : null;
+  if (!projects.ok || !agents?.ok) {
+    const why = !projects.ok ? projects.error : agents && !agents.ok ? agents.error : 'agents.yaml was not read';
+    for (const home of homes) candidates.push(candidate('session-home', home.path, judgeUnreadableSource(home, why)));
+    ctx.log.warn({ root, error: why }, 'Watchfire registry unreadable; its homes are refused');
+    return { roots: [{ provider: 'watchfire', root, ok: false, error: why }], candidates };
+  }
+
+  const world: WatchfireWorld = {
+    projects: projects.projects,
+    agents: agents.agents,
+    daemon: await daemonLiveness(path.join(root, DAEMON_LOCK), path.join(root, DAEMON_FILE)),
+    latestLogs: await latestSessionLogs(
+      path.join(root, LOGS_DIR),
+      projects.projects.map((project) => project.projectId),
+    ),
+  };
+  ctx.log.debug({ root, daemon: world.daemon, projects: world.projects.length, agents: world.agents?.length ?? null }, 'Watchfire root read');
+  const now = ctx.now.getTime();
+  for (const home of homes) {
+    const evidence = await examineHome(home);
+    candidates.push(candidate('session-home', home.path, judgeHome(evidence, world, now)));
+  }
+  return { roots: [{ provider: 'watchfire', root, ok: true }], candidates };
+}
+
+/** A root that is absent (or no folder at all) means Watchfire is not installed there. */
+async function isFolder(root: string): Promise<boolean> {
+  const stats = await lstatOrNull(root);
+  if (!stats) return false;
+  if (stats.isDirectory()) return true;
+  if (!stats.isSymbolicLink()) return false;
+  // A root moved to another disk and linked back is still the root.
+  try {
+    return (await lstatOrNull(await realpath(root)))?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}

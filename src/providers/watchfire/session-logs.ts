@@ -1,0 +1,98 @@
+import { constants } from 'node:fs';
+import path from 'node:path';
+import { open, readdirOrEmpty } from '../../safety/fs.js';
+import { mapLimit } from '../../util/limit.js';
+
+/** The header of one session log: the proof that a session ended and its transcript was exported. */
+export interface SessionLog {
+  file: string;
+  projectId: string;
+  endedAtMs: number;
+  status: string;
+}
+
+const HEADER_BYTES = 8192;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+/** Project ids become path components here, so only plain names are followed. */
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Parses the `---` header of a session log: `key: value` lines between two `---` lines.
+ * Answers null for anything that is not a complete header with a valid `ended_at`.
+ */
+export function parseLogHeader(text: string): { projectId: string | null; endedAtMs: number; status: string } | null {
+  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  if (lines[0] !== '---') return null;
+  const fields = new Map<string, string>();
+  let closed = false;
+  for (const line of lines.slice(1)) {
+    if (line === '---') {
+      closed = true;
+      break;
+    }
+    const colon = line.indexOf(':');
+    if (colon <= 0) return null;
+    fields.set(line.slice(0, colon).trim(), unquote(line.slice(colon + 1).trim()));
+  }
+  if (!closed) return null;
+  const ended = fields.get('ended_at') ?? '';
+  if (!RFC3339.test(ended)) return null;
+  const endedAtMs = Date.parse(ended);
+  if (Number.isNaN(endedAtMs)) return null;
+  return { projectId: fields.get('project_id') || null, endedAtMs, status: fields.get('status') ?? '' };
+}
+
+function unquote(value: string): string {
+  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0])) return value.slice(1, -1);
+  return value;
+}
+
+/**
+ * The session log of each project that ended last, from `logs/<project_id>/<logID>.log`. A log
+ * whose header names another project is ignored; unreadable logs prove nothing and are skipped.
+ */
+export async function latestSessionLogs(logsDir: string, projectIds: readonly string[]): Promise<Map<string, SessionLog>> {
+  const latest = new Map<string, SessionLog>();
+  for (const projectId of new Set(projectIds)) {
+    if (!SAFE_ID.test(projectId)) continue;
+    const dir = path.join(logsDir, projectId);
+    let entries;
+    try {
+      entries = await readdirOrEmpty(dir);
+    } catch {
+      continue;
+    }
+    const files = entries
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.log') && entry.name !== 'daemon.log')
+      .map((entry) => path.join(dir, entry.name));
+    const logs = await mapLimit(files, 8, (file) => readLog(file));
+    for (const log of logs) {
+      if (!log || log.projectId !== projectId) continue;
+      const best = latest.get(projectId);
+      if (!best || log.endedAtMs > best.endedAtMs) latest.set(projectId, log);
+    }
+  }
+  return latest;
+}
+
+async function readLog(file: string): Promise<SessionLog | null> {
+  let handle;
+  try {
+    // Never follow a link and never wait on a FIFO: only a plain file can be a session log.
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return null;
+    const buffer = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
+    const header = parseLogHeader(buffer.subarray(0, bytesRead).toString('utf8'));
+    if (!header || header.projectId === null) return null;
+    return { file, projectId: header.projectId, endedAtMs: header.endedAtMs, status: header.status };
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,50 @@
+import { constants } from 'node:fs';
+import { errorCode } from '../../core/errors.js';
+import { open } from '../../safety/fs.js';
+
+/** A write this recent may still be under way: Watchfire truncates and rewrites its YAML in place. */
+const SETTLE_MS = 2_000;
+const RETRY_MS = 100;
+const ATTEMPTS = 30;
+
+/**
+ * Reads a small state file that its owner rewrites in place (truncate, then write), so a reader
+ * can catch it empty or half written. A read counts only when the file did not change while it
+ * was read and either it was last written long enough ago or two reads in a row agree.
+ * Answers null when the file does not exist; throws when it never settles.
+ */
+export async function readSettled(file: string, now: () => number = Date.now): Promise<string | null> {
+  let previous: string | null = null;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    const read = await readOnce(file);
+    if (read === null) return null;
+    if (read.unchanged) {
+      if (now() - read.mtimeMs >= SETTLE_MS || read.text === previous) return read.text;
+      previous = read.text;
+    } else previous = null;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+  throw new Error(`${file} kept changing while it was read`);
+}
+
+async function readOnce(file: string): Promise<{ text: string; mtimeMs: number; unchanged: boolean } | null> {
+  let handle;
+  try {
+    // Non-blocking, so a FIFO planted in place of the file cannot stall the pass.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const before = await handle.stat();
+    if (!before.isFile()) throw new Error(`${file} is not a regular file`);
+    const text = await handle.readFile('utf8');
+    const after = await handle.stat();
+    const unchanged =
+      before.size === after.size && before.mtimeMs === after.mtimeMs && Buffer.byteLength(text) === after.size;
+    return { text, mtimeMs: after.mtimeMs, unchanged };
+  } finally {
+    await handle.close();
+  }
+}
