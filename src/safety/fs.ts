@@ -31,6 +31,10 @@ export const writeFile = (p: string, data: string | Uint8Array, flag = 'w', mode
 export const appendFile = (p: string, data: string): Promise<void> => fsp.appendFile(p, data, { mode: 0o644 });
 export const utimes = (p: string, atime: Date, mtime: Date): Promise<void> => fsp.utimes(p, atime, mtime);
 export const open = (p: string, flags: string | number, mode?: number) => fsp.open(p, flags, mode);
+// Synchronous forms for work that must run under a borrowed identity (asOwner is synchronous).
+export const mkdirSync = (p: string, mode?: number): string | undefined => fs.mkdirSync(p, { recursive: true, mode });
+export const mkdirExclusiveSync = (p: string, mode: number): void => fs.mkdirSync(p, { mode });
+export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void => fs.writeFileSync(p, data, { flag: 'wx', mode });
 
 /** Reads a directory's entries, or an empty list where the directory does not exist. */
 export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
