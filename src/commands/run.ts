@@ -1,5 +1,5 @@
-import { runPass } from '../core/pass.js';
 import { allProviders } from '../providers/index.js';
+import { meteredPass } from '../outputs/metrics/metered-pass.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger } from './logger.js';
 import { configFromArgs, parseOnly, type PassArgs } from './options.js';
@@ -8,12 +8,12 @@ export interface RunArgs extends PassArgs {
   'report-only'?: boolean;
 }
 
-/** `agent-janitor run`: one pass, then the exit code of the contract. */
+/** `agent-janitor run`: one pass, its metrics (textfile, Pushgateway), then the exit code of the contract. */
 export async function runCommand(args: RunArgs): Promise<number> {
   const only = parseOnly(args.only);
   const config = await configFromArgs(args);
   const log = createLogger(args['log-level']);
-  const { report, exitCode } = await runPass({
+  const pass = await meteredPass({
     config,
     providers: allProviders(),
     only,
@@ -21,6 +21,8 @@ export async function runCommand(args: RunArgs): Promise<number> {
     log,
     env: process.env,
   });
+  if (!pass.finished) throw pass.error;
+  const { report } = pass.result;
   process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, config.reportDir));
-  return exitCode;
+  return pass.exitCode;
 }

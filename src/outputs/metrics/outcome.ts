@@ -1,0 +1,57 @@
+import type { EffectiveConfig } from '../../config/schema.js';
+import type { Provider, ProviderName, Report } from '../../core/types.js';
+import { errorMessage } from '../../core/errors.js';
+
+/**
+ * What one pass left behind for the metrics: its report, or, when the pass threw before it could
+ * write one, only when it ran and which providers it was to reconcile.
+ */
+export interface PassOutcome {
+  report: Report | null;
+  /** The pass's own exit code (0 or 1); a pass that threw counts as 1. */
+  exitCode: 0 | 1;
+  /** The providers the pass was to reconcile (enabled and selected by --only). */
+  providers: ProviderName[];
+  startedAt: Date;
+  finishedAt: Date;
+  /** Why a pass that threw did not finish. */
+  error?: string;
+}
+
+/** The providers a pass reconciles: enabled in the config and named by --only, when given. */
+export function selectedProviderNames(
+  providers: readonly Provider[],
+  config: EffectiveConfig,
+  only: readonly ProviderName[] | undefined,
+): ProviderName[] {
+  return providers
+    .filter((provider) => config.providers[provider.name].enabled)
+    .filter((provider) => !only || only.length === 0 || only.includes(provider.name))
+    .map((provider) => provider.name);
+}
+
+export function outcomeOfReport(report: Report, exitCode: 0 | 1, providers: ProviderName[]): PassOutcome {
+  return {
+    report,
+    exitCode,
+    providers,
+    startedAt: new Date(report.startedAt),
+    finishedAt: new Date(report.finishedAt),
+  };
+}
+
+export function outcomeOfThrow(err: unknown, providers: ProviderName[], startedAt: Date, finishedAt: Date): PassOutcome {
+  return { report: null, exitCode: 1, providers, startedAt, finishedAt, error: errorMessage(err) };
+}
+
+/** One sentence on why a pass did not exit 0, or null when it did. */
+export function describeFailure(outcome: PassOutcome): string | null {
+  if (outcome.error !== undefined) return `the pass stopped with an error: ${outcome.error}`;
+  if (outcome.exitCode === 0 || !outcome.report) return null;
+  const reasons: string[] = [];
+  for (const root of outcome.report.providers.filter((entry) => !entry.ok)) {
+    reasons.push(`provider ${root.provider} at ${root.root} could not be reconciled: ${root.error ?? 'unknown error'}`);
+  }
+  if (outcome.report.totals.failed > 0) reasons.push(`${outcome.report.totals.failed} deletion(s) failed`);
+  return reasons.length > 0 ? reasons.join('; ') : 'the pass exited 1';
+}
