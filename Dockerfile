@@ -1,0 +1,66 @@
+# syntax=docker/dockerfile:1
+#
+# agent-janitor container image.
+#   docker build -t agent-janitor:0.1.0 .
+# The image runs as an unprivileged user (uid 10001) that owns nothing on a host, so by default
+# it can only report. To delete across a host's homes, run it as root with hostPID and the five
+# capabilities the README names (see "Container image" there).
+#
+# Every stage starts from the same pinned Node.js LTS image on Debian 12 (bookworm, slim).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+# ---- build: every dependency, then the TypeScript compile -------------------------------------
+FROM ${NODE_IMAGE} AS build
+# better-sqlite3 compiles its native addon where no prebuilt binary fits the platform.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/make-executable.mjs scripts/
+COPY src/ src/
+RUN npm run build
+
+# ---- prod-deps: production dependencies only, in a stage of their own ---------------------------
+# Its compiler and caches stay behind; only node_modules is copied on.
+FROM ${NODE_IMAGE} AS prod-deps
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /opt/agent-janitor
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# ---- runtime -----------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="agent-janitor" \
+      org.opencontainers.image.description="Reclaims the disk scratch AI coding-agent tools leave behind, deleting only what it can prove dead." \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.base.name="docker.io/library/node:24.21.0-bookworm-slim"
+# git (and git-lfs) are run against the owners' repositories. tini, as PID 1, hands a stop signal
+# to agent-janitor (serve then finishes the pass under way) and reaps what is left.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git git-lfs tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+# A dedicated uid that no host account uses, so the default user owns nothing on a mounted home.
+RUN groupadd --system --gid 10001 agent-janitor \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/agent-janitor --no-create-home --shell /usr/sbin/nologin agent-janitor \
+ && install -d -o 10001 -g 10001 -m 0750 /var/lib/agent-janitor
+WORKDIR /opt/agent-janitor
+COPY package.json ./
+COPY --from=prod-deps /opt/agent-janitor/node_modules/ node_modules/
+COPY --from=build /src/dist/ dist/
+COPY deploy/docker/healthcheck.mjs ./
+RUN ln -s /opt/agent-janitor/dist/cli.js /usr/local/bin/agent-janitor
+ENV NODE_ENV=production
+USER 10001:10001
+EXPOSE 9464
+# Meaningful for `serve` only (a `run` container ends long before the start period does).
+HEALTHCHECK --interval=60s --timeout=10s --start-period=5m --retries=3 \
+  CMD ["node", "/opt/agent-janitor/healthcheck.mjs"]
+ENTRYPOINT ["/usr/bin/tini", "--", "agent-janitor"]
+CMD ["--help"]
