@@ -7,6 +7,7 @@ import { demoCommand } from './commands/demo.js';
 import { withPassOptions } from './commands/options.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
+import { serveCommand } from './commands/serve.js';
 import { VERSION } from './core/version.js';
 
 const EXIT_OK = 0;
@@ -30,6 +31,14 @@ async function main(argv: string[]): Promise<number> {
         .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' })
         .option('json', { type: 'boolean', describe: 'print the report JSON on stdout' }),
       (args) => run(runCommand(args)),
+    )
+    .command(
+      'serve',
+      'long-running: passes on the cron schedule, HTTP /metrics, /healthz and /report',
+      (y) => withPassOptions(y)
+        .option('listen', { type: 'string', describe: 'HOST:PORT of the HTTP server; replaces `serve.listen`' })
+        .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' }),
+      (args) => run(serveCommand(args)),
     )
     .command(
       'report',

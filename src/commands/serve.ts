@@ -1,0 +1,32 @@
+import { allProviders } from '../providers/index.js';
+import { parseListen } from '../serve/listen.js';
+import { validateSchedule } from '../serve/schedule.js';
+import { serveUntilSignal } from '../serve/until-signal.js';
+import { createLogger } from './logger.js';
+import { configFromArgs, parseOnly, type PassArgs } from './options.js';
+
+export interface ServeArgs extends PassArgs {
+  listen?: string;
+  'report-only'?: boolean;
+}
+
+/**
+ * `agent-janitor serve`: passes on the config's schedule and an HTTP server, until SIGTERM or
+ * SIGINT; then the pass under way is finished and the exit is 0.
+ */
+export async function serveCommand(args: ServeArgs): Promise<number> {
+  const only = parseOnly(args.only);
+  const config = await configFromArgs(args);
+  const where = config.source ?? 'built-in defaults';
+  const listen = args.listen !== undefined
+    ? parseListen(args.listen, '--listen')
+    : parseListen(config.serve.listen, `${where}: serve.listen`);
+  validateSchedule(config.serve.schedule, `${where}: serve.schedule`);
+  const log = createLogger(args['log-level']);
+  await serveUntilSignal({
+    pass: { config, providers: allProviders(), only, reportOnly: Boolean(args['report-only']), log, env: process.env },
+    listen,
+    schedule: config.serve.schedule,
+  });
+  return 0;
+}
