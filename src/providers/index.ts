@@ -1,10 +1,14 @@
 import type { Provider } from '../core/types.js';
 import { watchfireProvider } from './watchfire/provider.js';
+import { kiloProvider } from './kilo/provider.js';
+import { owlProvider } from './owl/provider.js';
 // One import and one entry per provider, in the order a pass runs them.
 
 /** Every provider, in the order a pass runs them. */
 export function allProviders(): Provider[] {
   return [
     watchfireProvider,
+    kiloProvider,
+    owlProvider,
   ];
 }

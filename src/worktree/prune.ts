@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ApplyContext, Removal } from '../core/types.js';
 import { isStrictlyInside } from '../safety/containment.js';
-import { lstatOrNull, readdirOrEmpty, readFileOrNull } from '../safety/fs.js';
+import { lstatOrNull, readdirOrEmpty, readFileOrNull, realpath } from '../safety/fs.js';
 import { quarantinedName } from '../safety/quarantine.js';
 
 /** An admin entry `<common>/worktrees/<id>` whose worktree folder is gone. */
@@ -36,12 +36,22 @@ async function staleEntry(adminDir: string, ownedRoot: string): Promise<string |
   const gitdir = await readFileOrNull(path.join(adminDir, 'gitdir'));
   if (!gitdir || gitdir.trim() === '') return null;
   const worktree = path.dirname(path.resolve(adminDir, gitdir.trim()));
-  if (!isStrictlyInside(path.resolve(ownedRoot), worktree)) return null;
+  if (!(await isUnder(ownedRoot, worktree))) return null;
   if (await lstatOrNull(path.join(adminDir, 'locked'))) return null;
   if (await lstatOrNull(worktree)) return null;
   const parent = await lstatOrNull(path.dirname(worktree));
   if (!parent?.isDirectory()) return null;
   return worktree;
+}
+
+/** Inside the owned root as written, or as the root resolves (git may have recorded either). */
+async function isUnder(ownedRoot: string, worktree: string): Promise<boolean> {
+  if (isStrictlyInside(path.resolve(ownedRoot), worktree)) return true;
+  try {
+    return isStrictlyInside(await realpath(ownedRoot), worktree);
+  } catch {
+    return false;
+  }
 }
 
 /** Removes just this one admin entry, after proving again that it is stale and ours. */

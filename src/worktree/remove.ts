@@ -29,7 +29,7 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
       if (fresh.git?.head.commit !== plan.judged.git?.head.commit) throw new Error(`HEAD of ${link.path} moved since it was judged; left alone`);
       await git(['worktree', 'remove', link.path], { cwd: link.ownerRepo, owner: ctx.owner });
       if (await lstatOrNull(link.path)) throw new Error(`git worktree remove left ${link.path} in place`);
-      for (const extra of plan.alsoRemove ?? []) await ctx.removeTree(extra);
+      for (const extra of plan.alsoRemove ?? []) if (await lstatOrNull(extra)) await ctx.removeTree(extra);
     },
   };
 }

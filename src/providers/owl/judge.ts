@@ -1,0 +1,112 @@
+import { formatDuration } from '../../config/duration.js';
+import type { OwnerJudgement } from '../../core/types.js';
+import { branchName, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
+import { describeChanges, isClean } from '../../worktree/status.js';
+import type { DaemonLiveness } from './daemon.js';
+import type { ReviewAfter } from './settings.js';
+import type { OwlJob } from './state.js';
+
+/** What the rule needs to know besides the job itself; `nowMs` keeps it pure. */
+export interface OwlRuleContext {
+  nowMs: number;
+  reviewAfter: ReviewAfter;
+  /** Null when no job needed it (the daemon is only asked about when a job is active). */
+  daemon: DaemonLiveness | null;
+  lastRunEnded: ReadonlyMap<number, number>;
+  openRuns: ReadonlyMap<number, number[]>;
+}
+
+const REMOVABLE = new Set(['done', 'cancelled']);
+const WAITING = new Set(['pending', 'blocked', 'exhausted']);
+
+/** True when ADR-0015 lets the worktree go (subject to what git says): job done, cancelled, or gone. */
+export function isRemovableJob(job: OwlJob | null): boolean {
+  return job === null || REMOVABLE.has(job.state);
+}
+
+/** The judgement of a job that still owns its worktree (every state but done and cancelled). */
+export function judgeLiveJob(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
+  const name = `job ${job.id}`;
+  if (WAITING.has(job.state)) return { decision: 'kept', reason: 'job-open', detail: `${name} is ${job.state}; Owl still owns its worktree` };
+  if (job.state === 'review') return judgeReview(job, ctx);
+  if (job.state === 'active') return judgeActive(job, ctx);
+  return {
+    decision: 'kept',
+    reason: 'job-state-unknown',
+    detail: `${name} is in state ${JSON.stringify(job.state)}, which is none of Owl's known states; left alone`,
+  };
+}
+
+function judgeReview(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
+  const ended = ctx.lastRunEnded.get(job.id);
+  const since = ended ?? job.createdMs;
+  const what = ended !== undefined ? 'its last run ended' : 'it was created';
+  if (since === null) {
+    return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review; no run end or creation time is recorded to age it by` };
+  }
+  const waited = ctx.nowMs - since;
+  const limit = `${formatDuration(ctx.reviewAfter.ms)} (${ctx.reviewAfter.source})`;
+  if (waited > ctx.reviewAfter.ms) {
+    return {
+      decision: 'unfinished',
+      reason: 'review-overdue',
+      detail: `job ${job.id} has waited in review since ${what} at ${new Date(since).toISOString()}, longer than reviewAfter ${limit}: accept or drop it in Owl`,
+    };
+  }
+  return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review since ${what} at ${new Date(since).toISOString()}, within reviewAfter ${limit}` };
+}
+
+function judgeActive(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
+  const daemon = ctx.daemon;
+  if (daemon?.state === 'live') return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is active and owld accepts connections at ${daemon.socket}` };
+  if (!daemon || daemon.state === 'unknown') {
+    const why = daemon?.state === 'unknown' ? daemon.why : 'the daemon was not probed';
+    return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is active and owld's liveness is unknown (${why}); given the benefit of the doubt` };
+  }
+  const open = ctx.openRuns.get(job.id) ?? [];
+  const runs = open.length > 0
+    ? `its run ${open.join(', ')} was left open by a daemon that died`
+    : 'no run of it is open';
+  return {
+    decision: 'unfinished',
+    reason: 'active-without-daemon',
+    detail: `job ${job.id} is active but no owld socket accepts a connection (${daemon.tried.join(', ')}); ${runs}: restart Owl or settle the job`,
+  };
+}
+
+/** The judgement of a worktree whose job is done, cancelled or gone, on what git says of it. */
+export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvidence): OwnerJudgement {
+  const owner = job === null ? 'no job in owl.db matches it' : `job ${job.id} is ${job.state}`;
+  if (evidence.state === 'unlinked') return { decision: 'refused', reason: evidence.problem, detail: `${owner}, but ${evidence.detail}` };
+  const { link } = evidence;
+  if (!evidence.git) {
+    return { decision: 'refused', reason: 'git-failed', detail: `${owner}, but git could not examine it: ${evidence.gitError ?? 'no answer'}` };
+  }
+  const git = evidence.git;
+  if (link.lockedReason !== null) {
+    const why = link.lockedReason ? ` (${link.lockedReason})` : '';
+    return { decision: 'refused', reason: 'git-locked', detail: `${owner}, but the worktree is git-locked${why}; git worktree remove would refuse it` };
+  }
+  const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
+  const unheld = git.head.commit !== null && git.containingRefs.length === 0;
+  const atStake = unheld ? `; ${head} is in no branch or tag${countText(git.commitsOnlyHere)}` : '';
+  if (!isClean(git.changes)) {
+    return { decision: 'unfinished', reason: 'uncommitted-changes', detail: `${owner}, but the worktree holds ${describeChanges(git.changes)}${atStake}` };
+  }
+  if (unheld) {
+    return { decision: 'unfinished', reason: 'unique-commits', detail: `${owner}, but ${head} is contained in no branch, remote-tracking branch or tag${countText(git.commitsOnlyHere)}` };
+  }
+  if (git.submodule) return { decision: 'refused', reason: 'has-submodule', detail: `${owner}, but ${git.submodule}; git worktree remove refuses such a tree` };
+  const reason = job === null ? 'job-vanished' : `job-${job.state}`;
+  const kept = git.head.branch ? `; branch ${branchName(git.head.branch)} stays` : '';
+  return {
+    decision: 'delete',
+    reason,
+    detail: `${owner}; the worktree is clean and ${head} is held by ${git.containingRefs.slice(0, 2).join(', ') || 'no commit at all'}${kept}`,
+  };
+}
+
+function countText(count: number | null): string {
+  if (count === null) return '';
+  return ` (${count} commit${count === 1 ? '' : 's'} only here)`;
+}

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import type { Candidate, GatherContext } from '../../core/types.js';
+import { runGit } from '../../git/git.js';
+import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
+import type { WorktreeEvidence } from '../../worktree/evidence.js';
+import { adminEntryRemoval, findStaleAdminEntries } from '../../worktree/prune.js';
+import { isRemovableJob } from './judge.js';
+import { owlWorktreeConfigs, owlWorktrees, type OwlLocation } from './layout.js';
+import type { OwlFolder } from './provider.js';
+import type { OwlJob, OwlState } from './state.js';
+
+function describeJob(job: OwlJob | null): string {
+  return job === null ? 'no job in owl.db matches it' : `job ${job.id} is ${job.state}`;
+}
+
+/**
+ * `worktree-config/<id>/` folders whose worktree is gone and whose job is done, cancelled or gone:
+ * the per-worktree git config Owl leaves when a worktree goes some other way than through it.
+ */
+export async function orphanConfigCandidates(location: OwlLocation, folders: readonly OwlFolder[], state: OwlState): Promise<Candidate[]> {
+  const configsDir = owlWorktreeConfigs(location);
+  const folderNames = new Set(folders.map((folder) => folder.name));
+  const jobsWithFolder = new Set(folders.map((folder) => folder.job?.id));
+  const found: Candidate[] = [];
+  for (const entry of await readdirOrEmpty(configsDir)) {
+    if (!entry.isDirectory() || quarantinedName(entry.name) !== null || folderNames.has(entry.name)) continue;
+    const job = /^[1-9]\d*$/.test(entry.name) ? (state.jobs.get(Number(entry.name)) ?? null) : null;
+    if (job && (jobsWithFolder.has(job.id) || !isRemovableJob(job))) continue;
+    if (job?.worktree && (await lstatOrNull(job.worktree))) continue;
+    found.push({
+      provider: 'owl',
+      kind: 'worktree-admin',
+      path: path.join(configsDir, entry.name),
+      root: configsDir,
+      judgement: {
+        decision: 'delete',
+        reason: 'orphan-worktree-config',
+        detail: `${describeJob(job)} and its worktree is gone; this per-worktree git config folder is all that is left`,
+      },
+    });
+  }
+  return found;
+}
+
+/**
+ * Stale admin entries of the projects' repositories, each its own candidate, only for worktrees
+ * under Owl's own worktrees/ whose job no longer owns them; and quarantines a killed pass left
+ * among those entries.
+ */
+export async function adminEntryCandidates(location: OwlLocation, state: OwlState, evidence: readonly WorktreeEvidence[], ctx: GatherContext): Promise<Candidate[]> {
+  const worktreesDir = owlWorktrees(location);
+  if (!(await lstatOrNull(worktreesDir))?.isDirectory()) return [];
+  const commonDirs = new Set<string>();
+  for (const found of evidence) if (found.state === 'linked') commonDirs.add(found.link.commonDir);
+  for (const project of state.projects) {
+    const common = await commonDirOf(project.path);
+    if (common) commonDirs.add(common);
+    else ctx.log.debug({ project: project.name, path: project.path }, 'project repository not reachable; its admin entries are left alone');
+  }
+  const byPath = new Map<string, OwlJob>();
+  for (const job of state.jobs.values()) if (job.worktree) byPath.set(path.resolve(job.worktree), job);
+
+  const found: Candidate[] = [];
+  for (const common of [...commonDirs].sort()) {
+    const adminRoot = path.join(common, 'worktrees');
+    for (const leftover of await findQuarantines(adminRoot)) {
+      found.push({
+        provider: 'owl',
+        kind: 'quarantine',
+        path: leftover,
+        root: adminRoot,
+        judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: `${path.basename(leftover)} is a pruned admin entry an earlier pass did not finish deleting` },
+      });
+    }
+    for (const entry of await findStaleAdminEntries(common, worktreesDir)) {
+      const name = path.basename(entry.worktree);
+      const job = byPath.get(entry.worktree) ?? (/^[1-9]\d*$/.test(name) ? state.jobs.get(Number(name)) : undefined) ?? null;
+      if (!isRemovableJob(job)) continue;
+      found.push({
+        provider: 'owl',
+        kind: 'worktree-admin',
+        path: entry.adminDir,
+        root: entry.adminRoot,
+        judgement: {
+          decision: 'delete',
+          reason: 'stale-admin-entry',
+          detail: `the admin entry names ${entry.worktree} under Owl's worktrees folder, which is gone, and ${describeJob(job)}; pruned alone, never with git worktree prune`,
+        },
+        removal: adminEntryRemoval(entry, worktreesDir),
+      });
+    }
+  }
+  return found;
+}
+
+/** The common git dir of a project repository, or null when it cannot be reached. */
+async function commonDirOf(repo: string): Promise<string | null> {
+  if (!repo || !(await lstatOrNull(repo))) return null;
+  const result = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, timeoutMs: 10_000 });
+  if (result.code !== 0) return null;
+  const common = result.stdout.trim();
+  return common ? path.resolve(common) : null;
+}

@@ -1,0 +1,147 @@
+import path from 'node:path';
+import { durationMs } from '../../config/duration.js';
+import { errorMessage } from '../../core/errors.js';
+import type { Candidate, GatherContext, Gathering, Provider } from '../../core/types.js';
+import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
+import { examineWorktrees, type WorktreeEvidence } from '../../worktree/evidence.js';
+import { gitWorktreeRemoval } from '../../worktree/remove.js';
+import { probeDaemon } from './daemon.js';
+import { adminEntryCandidates, orphanConfigCandidates } from './leftovers.js';
+import { isRemovableJob, judgeLiveJob, judgeRemovableWorktree, type OwlRuleContext } from './judge.js';
+import { owlDb, owlLocations, owlWorktreeConfigs, owlWorktrees, type OwlLocation } from './layout.js';
+import { readReviewAfter } from './settings.js';
+import { readOwlState, type OwlJob, type OwlState } from './state.js';
+
+/** Coding Owl's job worktrees, judged by ADR-0015 against owl.db and the daemon's socket. */
+export const owlProvider: Provider = {
+  name: 'owl',
+  async gather(ctx: GatherContext): Promise<Gathering> {
+    const out: Gathering = { roots: [], candidates: [] };
+    for (const location of await owlLocations(ctx)) {
+      const found = await gatherLocation(location, ctx);
+      out.roots.push(...found.roots);
+      out.candidates.push(...found.candidates);
+    }
+    return out;
+  },
+};
+
+/** A worktree folder under Owl's worktrees/ and the job it belongs to. */
+export interface OwlFolder {
+  path: string;
+  name: string;
+  job: OwlJob | null;
+}
+
+async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promise<Gathering> {
+  const data = await lstatOrNull(location.data);
+  if (!data?.isDirectory()) return { roots: [], candidates: [] };
+  const worktreesDir = owlWorktrees(location);
+  // Quarantines first: they were proven dead when made, whatever owl.db says now (rule 11).
+  const candidates: Candidate[] = [];
+  for (const dir of [worktreesDir, owlWorktreeConfigs(location)]) {
+    for (const leftover of await findQuarantines(dir)) candidates.push(quarantineCandidate(leftover, dir));
+  }
+  const folderPaths = await listFolders(worktreesDir);
+
+  let state: OwlState;
+  try {
+    state = await readOwlState(owlDb(location));
+  } catch (err) {
+    const error = errorMessage(err);
+    ctx.log.warn({ data: location.data, error }, 'owl.db unreadable; failing closed');
+    for (const folder of folderPaths) {
+      candidates.push({ provider: 'owl', kind: 'worktree', path: folder, root: worktreesDir, judgement: { decision: 'refused', reason: 'source-unreadable', detail: `owl.db cannot be read, so no job can be matched: ${error}` } });
+    }
+    return { roots: [{ provider: 'owl', root: location.data, ok: false, error }], candidates };
+  }
+
+  const section = ctx.config.providers.owl;
+  const reviewAfter = await readReviewAfter(location.configFile, durationMs(section.reviewAfter), section.reviewAfter);
+  if (reviewAfter.warning) ctx.log.warn({ warning: reviewAfter.warning }, 'Owl config ignored; using providers.owl.reviewAfter');
+  const anyActive = [...state.jobs.values()].some((job) => job.state === 'active');
+  const rule: OwlRuleContext = {
+    nowMs: ctx.now.getTime(),
+    reviewAfter,
+    daemon: anyActive ? await probeDaemon(location.sockets) : null,
+    lastRunEnded: state.lastRunEnded,
+    openRuns: state.openRuns,
+  };
+
+  const folders = matchFolders(folderPaths, state);
+  const removable = folders.filter((folder) => isRemovableJob(folder.job));
+  const evidence = new Map<string, WorktreeEvidence>();
+  for (const found of await examineWorktrees(removable.map((folder) => folder.path))) evidence.set(found.path, found);
+
+  for (const folder of folders) {
+    candidates.push(folderCandidate(folder, worktreesDir, location, rule, evidence.get(folder.path)));
+  }
+  candidates.push(...jobFindings(folders, state, rule));
+  candidates.push(...(await orphanConfigCandidates(location, folders, state)));
+  candidates.push(...(await adminEntryCandidates(location, state, [...evidence.values()], ctx)));
+  return { roots: [{ provider: 'owl', root: location.data, ok: true }], candidates };
+}
+
+async function listFolders(dir: string): Promise<string[]> {
+  const entries = await readdirOrEmpty(dir);
+  return entries
+    .filter((entry) => entry.isDirectory() && quarantinedName(entry.name) === null)
+    .map((entry) => path.join(dir, entry.name))
+    .sort();
+}
+
+/** A folder belongs to the job that recorded its path, else to the job its name is the id of. */
+export function matchFolders(folders: readonly string[], state: OwlState): OwlFolder[] {
+  const byPath = new Map<string, OwlJob>();
+  for (const job of state.jobs.values()) if (job.worktree) byPath.set(path.resolve(job.worktree), job);
+  return folders.map((folder) => {
+    const name = path.basename(folder);
+    const byName = /^[1-9]\d*$/.test(name) ? state.jobs.get(Number(name)) : undefined;
+    return { path: folder, name, job: byPath.get(folder) ?? byName ?? null };
+  });
+}
+
+function folderCandidate(folder: OwlFolder, root: string, location: OwlLocation, rule: OwlRuleContext, evidence: WorktreeEvidence | undefined): Candidate {
+  const base = { provider: 'owl' as const, kind: 'worktree' as const, path: folder.path, root };
+  if (!isRemovableJob(folder.job)) return { ...base, judgement: judgeLiveJob(folder.job as OwlJob, rule) };
+  if (!evidence) return { ...base, judgement: { decision: 'refused', reason: 'git-failed', detail: 'the worktree was not examined' } };
+  const judgement = judgeRemovableWorktree(folder.job, evidence);
+  const candidate: Candidate = { ...base, judgement };
+  if (evidence.state === 'linked') {
+    candidate.alsoWatch = [evidence.link.adminDir];
+    if (judgement.decision === 'delete') {
+      const config = path.join(owlWorktreeConfigs(location), folder.job ? String(folder.job.id) : folder.name);
+      candidate.removal = gitWorktreeRemoval({
+        judged: evidence,
+        rejudge: (fresh) => judgeRemovableWorktree(folder.job, fresh),
+        alsoRemove: [config],
+      });
+    }
+  }
+  return candidate;
+}
+
+/** Jobs that need a person but have no worktree folder here: reported as `job` findings. */
+function jobFindings(folders: readonly OwlFolder[], state: OwlState, rule: OwlRuleContext): Candidate[] {
+  const withFolder = new Set(folders.map((folder) => folder.job?.id).filter((id) => id !== undefined));
+  const findings: Candidate[] = [];
+  for (const job of state.jobs.values()) {
+    if (withFolder.has(job.id) || isRemovableJob(job)) continue;
+    const judgement = judgeLiveJob(job, rule);
+    if (judgement.decision !== 'unfinished') continue;
+    const where = job.worktree ? ` (its recorded worktree ${job.worktree} is not under Owl's worktrees folder)` : ' (it has no worktree folder)';
+    findings.push({ provider: 'owl', kind: 'job', path: null, root: null, judgement: { ...judgement, detail: `${judgement.detail}${where}` } });
+  }
+  return findings;
+}
+
+function quarantineCandidate(leftover: string, dir: string): Candidate {
+  return {
+    provider: 'owl',
+    kind: 'quarantine',
+    path: leftover,
+    root: dir,
+    judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: `${path.basename(leftover)} is a quarantine an earlier pass proved dead and did not finish deleting` },
+  };
+}
