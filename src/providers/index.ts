@@ -1,6 +1,5 @@
 import type { Provider } from '../core/types.js';
 import { watchfireProvider } from './watchfire/provider.js';
-import { kiloProvider } from './kilo/provider.js';
 import { owlProvider } from './owl/provider.js';
 // One import and one entry per provider, in the order a pass runs them.
 
@@ -8,7 +7,6 @@ import { owlProvider } from './owl/provider.js';
 export function allProviders(): Provider[] {
   return [
     watchfireProvider,
-    kiloProvider,
     owlProvider,
   ];
 }
