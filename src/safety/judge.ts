@@ -64,8 +64,9 @@ function deleteBlocker(candidate: Candidate, facts: SafetyFacts, liveness: Liven
   const where = candidate.path ?? '(no folder)';
   if (!facts.exists) return refuse('vanished', `${where} disappeared while the pass looked at it`);
   if (!facts.isRealDirectory) return refuse('symlink', `${where} is not a real directory (a symlink or a file); only its own folders are ever deleted`);
-  if (!facts.contained) return refuse('outside-root', `${where} is not inside ${candidate.root ?? 'its provider root'} by canonical path`);
+  // A link in the path also leaves the target outside the root canonically; name the link.
   if (facts.symlinkInPath) return refuse('symlink-in-path', `a component between ${candidate.root ?? 'the root'} and ${where} is a symlink`);
+  if (!facts.contained) return refuse('outside-root', `${where} is not inside ${candidate.root ?? 'its provider root'} by canonical path`);
   if (!facts.sameFilesystemAsParent) return refuse('mount-point', `${where} is a mount point (another filesystem than its parent)`);
   if (facts.mountInside) return refuse('mount-inside', `${where} has another filesystem mounted below it`);
   if (facts.walkError) return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
