@@ -63,8 +63,11 @@ export function configFor(m: Machine, extra: Record<string, unknown> = {}): Reco
 }
 
 /** One in-process pass of the watchfire provider over the machine. */
-export function passOver(m: Machine, options: { reportOnly?: boolean; config?: Record<string, unknown> } = {}): Promise<PassResult> {
-  return pass({ dir: m.runDir, config: configFor(m, options.config), reportOnly: options.reportOnly, only: ['watchfire'] });
+export function passOver(
+  m: Machine,
+  options: { reportOnly?: boolean; config?: Record<string, unknown>; clock?: () => Date } = {},
+): Promise<PassResult> {
+  return pass({ dir: m.runDir, config: configFor(m, options.config), reportOnly: options.reportOnly, only: ['watchfire'], clock: options.clock });
 }
 
 export interface Project {
