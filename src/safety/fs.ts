@@ -30,6 +30,9 @@ export const writeFile = (p: string, data: string | Uint8Array, flag = 'w', mode
   fsp.writeFile(p, data, { flag, mode });
 export const appendFile = (p: string, data: string): Promise<void> => fsp.appendFile(p, data, { mode: 0o644 });
 export const utimes = (p: string, atime: Date, mtime: Date): Promise<void> => fsp.utimes(p, atime, mtime);
+/** For sandboxes and fixtures: make a link, and age a link itself rather than its target. */
+export const symlink = (target: string, p: string): Promise<void> => fsp.symlink(target, p);
+export const lutimes = (p: string, atime: Date, mtime: Date): Promise<void> => fsp.lutimes(p, atime, mtime);
 export const open = (p: string, flags: string | number, mode?: number) => fsp.open(p, flags, mode);
 // Synchronous forms for work that must run under a borrowed identity (asOwner is synchronous).
 export const mkdirSync = (p: string, mode?: number): string | undefined => fs.mkdirSync(p, { recursive: true, mode });
