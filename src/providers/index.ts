@@ -1,6 +1,7 @@
 import type { Provider } from '../core/types.js';
 import { watchfireProvider } from './watchfire/provider.js';
 import { owlProvider } from './owl/provider.js';
+import { worktreesProvider } from './worktrees/provider.js';
 // One import and one entry per provider, in the order a pass runs them.
 
 /** Every provider, in the order a pass runs them. */
@@ -8,5 +9,6 @@ export function allProviders(): Provider[] {
   return [
     watchfireProvider,
     owlProvider,
+    worktreesProvider,
   ];
 }
