@@ -1,5 +1,6 @@
 import type { Provider } from '../core/types.js';
 import { watchfireProvider } from './watchfire/provider.js';
+import { kiloProvider } from './kilo/provider.js';
 import { owlProvider } from './owl/provider.js';
 import { worktreesProvider } from './worktrees/provider.js';
 // One import and one entry per provider, in the order a pass runs them.
@@ -8,6 +9,7 @@ import { worktreesProvider } from './worktrees/provider.js';
 export function allProviders(): Provider[] {
   return [
     watchfireProvider,
+    kiloProvider,
     owlProvider,
     worktreesProvider,
   ];

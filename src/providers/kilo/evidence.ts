@@ -1,0 +1,151 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import { runGit } from '../../git/git.js';
+import { lstatOrNull } from '../../safety/fs.js';
+import type { KiloRecords } from './database.js';
+import { lockDirectory, managedPlace, materializePin, sha1hex, type KiloLocation, type ManagedPlace } from './layout.js';
+import { inspectLock, type LockState } from './lock.js';
+import type { OwnerRepoFacts, OwnerRepos } from './owner-repo.js';
+import type { SnapshotRepo } from './snapshots.js';
+
+/** Everything the rule looks at for one checkpoint repository. */
+export interface RepoEvidence {
+  repo: SnapshotRepo;
+  /** The git dir's identity when read, to notice a swap before the delete. */
+  identity: { dev: number; ino: number } | null;
+  /** `core.worktree` as recorded in the repository's config file, made absolute. */
+  worktree: string | null;
+  /** Why the worktree is not known, when it is not. */
+  worktreeProblem?: string;
+  /** Does W exist? `unknown` when lstat itself failed (a permission, say). */
+  worktreeExists: 'yes' | 'no' | 'unknown';
+  managed: ManagedPlace | null;
+  /** R, when the worktree's place names it (or the project's row does). */
+  ownerPath: string | null;
+  /** Why R is not known for a managed worktree, when it is not. */
+  ownerProblem?: string;
+  owner: OwnerRepoFacts | null;
+  /** `unknown` where Kilo's lock folder cannot be known (the state folder is not configured). */
+  lock: LockState | { state: 'unknown' };
+  lockDir: string | null;
+  /** Newest mtime of `seed.index` / `seed.index.lock`: Kilo is seeding the repository. */
+  seedingMs: number | null;
+  /** Seeding leftovers: the repository still borrows R's objects (never materialized). */
+  unmaterialized: boolean;
+  /** The pin in R, when R has one for this repository. */
+  pin: { ref: string; oid: string } | null;
+  /** The provider's source of truth could not be read: everything is refused. */
+  sourceProblem?: string;
+  /** Part of the evidence could not be read (a permission, a vanished folder). */
+  readProblem?: string;
+}
+
+export interface EvidenceContext {
+  location: KiloLocation;
+  /** The databases' rows, or null where there are none (or they could not be read). */
+  records: KiloRecords | null;
+  owners: OwnerRepos;
+  nowMs: number;
+  sourceProblem?: string;
+  /** Under our own hold of Kilo's lock, the lock says nothing about Kilo. */
+  lockHeldByUs?: boolean;
+  /** R as found at gather time: the database is not read twice. */
+  knownOwner?: string | null;
+}
+
+export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext): Promise<RepoEvidence> {
+  const stats = await lstatOrNull(repo.gitdir).catch(() => null);
+  const lockDir = ctx.location.stateDir ? lockDirectory(ctx.location.stateDir, repo.gitdir) : null;
+  const evidence: RepoEvidence = {
+    repo,
+    identity: stats ? { dev: stats.dev, ino: stats.ino } : null,
+    worktree: null,
+    worktreeExists: 'unknown',
+    managed: null,
+    ownerPath: null,
+    owner: null,
+    lock: { state: 'unknown' },
+    lockDir,
+    seedingMs: null,
+    unmaterialized: false,
+    pin: null,
+  };
+  if (ctx.sourceProblem) evidence.sourceProblem = ctx.sourceProblem;
+  if (ctx.location.problem) evidence.sourceProblem = ctx.location.problem;
+
+  try {
+    await gatherFacts(evidence, ctx);
+  } catch (err) {
+    evidence.readProblem = `the evidence for ${repo.gitdir} cannot be read: ${errorMessage(err)}`;
+  }
+  return evidence;
+}
+
+async function gatherFacts(evidence: RepoEvidence, ctx: EvidenceContext): Promise<void> {
+  const { repo, lockDir } = evidence;
+  await readWorktree(evidence);
+  if (lockDir) evidence.lock = ctx.lockHeldByUs ? { state: 'free' } : await inspectLock(lockDir, ctx.nowMs);
+  evidence.seedingMs = await newestMtime([path.join(repo.gitdir, 'seed.index'), path.join(repo.gitdir, 'seed.index.lock')]);
+  evidence.unmaterialized =
+    (await newestMtime([path.join(repo.gitdir, 'objects', 'info', 'alternates'), path.join(repo.gitdir, 'seed-objects')])) !== null;
+
+  if (evidence.worktree === null || evidence.worktreeExists !== 'no') return;
+  evidence.managed = managedPlace(evidence.worktree, ctx.location.dataDir);
+  if (!evidence.managed) return;
+  const owner = ctx.knownOwner !== undefined ? { path: ctx.knownOwner } : ownerOf(evidence.managed, ctx.records);
+  evidence.ownerPath = owner.path;
+  if ('problem' in owner && owner.problem) evidence.ownerProblem = owner.problem;
+  if (owner.path === null) return;
+  evidence.owner = await ctx.owners.get(owner.path);
+  const pin = materializePin(repo.gitdir);
+  const oid = evidence.owner.pins.get(pin);
+  if (oid) evidence.pin = { ref: pin, oid };
+}
+
+async function readWorktree(evidence: RepoEvidence): Promise<void> {
+  const config = path.join(evidence.repo.gitdir, 'config');
+  let recorded: string;
+  try {
+    // The config file itself: `git --git-dir` refuses a repository whose worktree is gone.
+    const result = await runGit(['config', '--file', config, '--get', 'core.worktree']);
+    if (result.code === 1) {
+      evidence.worktreeProblem = `${config} records no core.worktree`;
+      return;
+    }
+    if (result.code !== 0) {
+      evidence.worktreeProblem = `${config} cannot be read: ${result.stderr.trim().split('\n').pop() ?? ''}`;
+      return;
+    }
+    recorded = result.stdout.replace(/\n$/, '');
+  } catch (err) {
+    evidence.worktreeProblem = `${config} cannot be read: ${errorMessage(err)}`;
+    return;
+  }
+  // git reads a relative core.worktree against the git dir.
+  evidence.worktree = path.resolve(evidence.repo.gitdir, recorded);
+  if (sha1hex(evidence.worktree) !== evidence.repo.name) return;
+  try {
+    evidence.worktreeExists = (await lstatOrNull(evidence.worktree)) ? 'yes' : 'no';
+  } catch (err) {
+    evidence.worktreeProblem = `${evidence.worktree} cannot be looked at: ${errorMessage(err)}`;
+  }
+}
+
+/** R of a managed worktree: named by its path, or by the project's row for Kilo's data folder. */
+function ownerOf(place: ManagedPlace, records: KiloRecords | null): { path: string | null; problem?: string } {
+  if (place.kind === 'repo') return { path: place.owner };
+  if (!records) return { path: null, problem: `no database names the repository of project ${place.projectId}` };
+  const worktrees = [...(records.projects.get(place.projectId) ?? [])];
+  if (worktrees.length === 0) return { path: null, problem: `no project row ${place.projectId} in ${records.files.join(', ') || 'any database'}` };
+  if (worktrees.length > 1) return { path: null, problem: `the databases disagree on project ${place.projectId}: ${worktrees.join(', ')}` };
+  return { path: worktrees[0] as string };
+}
+
+async function newestMtime(paths: string[]): Promise<number | null> {
+  let newest: number | null = null;
+  for (const entry of paths) {
+    const stats = await lstatOrNull(entry);
+    if (stats && (newest === null || stats.mtimeMs > newest)) newest = stats.mtimeMs;
+  }
+  return newest;
+}

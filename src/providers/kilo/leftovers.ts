@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { Candidate } from '../../core/types.js';
+import { readdirOrEmpty } from '../../safety/fs.js';
+import { managedPlace } from './layout.js';
+
+// The Agent Manager deletes a worktree by renaming it to this, then removing it in the background.
+const KILO_DELETE = /^\.kilo-delete-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The repositories whose `.kilo/worktrees` may hold the Agent Manager's half-deleted worktrees:
+ * every directory Kilo recorded (worktrees and main repositories alike), and the owner of each
+ * managed worktree among them.
+ */
+export function ownerRepositories(directories: Iterable<string>, dataDir: string): Set<string> {
+  const owners = new Set<string>();
+  for (const directory of directories) {
+    owners.add(path.resolve(directory));
+    const place = managedPlace(directory, dataDir);
+    if (place?.kind === 'repo') owners.add(path.resolve(place.owner));
+  }
+  return owners;
+}
+
+/** `<R>/.kilo/worktrees/.kilo-delete-<uuid>` leftovers, contained in `<R>/.kilo/worktrees`. */
+export async function kiloDeleteLeftovers(owners: Iterable<string>, seen: Set<string>): Promise<Candidate[]> {
+  const found: Candidate[] = [];
+  for (const owner of owners) {
+    const folder = path.join(owner, '.kilo', 'worktrees');
+    let entries;
+    try {
+      entries = await readdirOrEmpty(folder);
+    } catch {
+      // A repository we cannot list holds nothing we could prove dead; its own checks report it.
+      continue;
+    }
+    for (const entry of entries) {
+      if (!KILO_DELETE.test(entry.name)) continue;
+      const leftover = path.join(folder, entry.name);
+      if (seen.has(leftover)) continue;
+      seen.add(leftover);
+      found.push({
+        provider: 'kilo',
+        kind: 'quarantine',
+        path: leftover,
+        root: folder,
+        judgement: {
+          decision: 'delete',
+          reason: 'kilo-delete-leftover',
+          detail: `${entry.name} is a worktree the Agent Manager renamed for deletion and did not finish removing`,
+        },
+      });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { errorCode, errorMessage } from '../../core/errors.js';
+import {
+  lstatOrNull,
+  lstatOrNullSync,
+  mkdirExclusiveSync,
+  mkdirSync,
+  readFileSync,
+  writeFileExclusiveSync,
+} from '../../safety/fs.js';
+import { asOwner, type Owner } from '../../safety/owner.js';
+import { removeTree } from '../../safety/remove.js';
+
+/**
+ * Kilo's cross-process directory lock, implemented to the same protocol so that Kilo and this
+ * tool exclude each other: an atomic mkdir (0700), then `heartbeat` and `meta.json` created
+ * exclusively; the holder touches `heartbeat` every 20 s; a lock whose heartbeat (else meta.json,
+ * else the folder) is older than 60 s is stale and is broken through a sibling `.breaker` folder;
+ * release removes the folder only while meta.json still carries the holder's token.
+ */
+export const STALE_MS = 60_000;
+export const HEARTBEAT_MS = 20_000;
+
+export type LockState =
+  | { state: 'free' }
+  | { state: 'fresh'; ageMs: number; pid?: number; hostname?: string }
+  | { state: 'stale'; ageMs: number };
+
+/** What the lock folder says right now (read only). */
+export async function inspectLock(lockDir: string, nowMs: number): Promise<LockState> {
+  const folder = await lstatOrNull(lockDir);
+  if (!folder) return { state: 'free' };
+  const heartbeat = await lstatOrNull(path.join(lockDir, 'heartbeat'));
+  const meta = heartbeat ? null : await lstatOrNull(path.join(lockDir, 'meta.json'));
+  const ageMs = nowMs - (heartbeat ?? meta ?? folder).mtimeMs;
+  if (ageMs > STALE_MS) return { state: 'stale', ageMs };
+  const holder = readMeta(path.join(lockDir, 'meta.json'));
+  return { state: 'fresh', ageMs, ...(holder ? { pid: holder.pid, hostname: holder.hostname } : {}) };
+}
+
+export interface LockMeta {
+  token: string;
+  pid: number;
+  hostname: string;
+  createdAt: string;
+}
+
+export interface HeldLock {
+  lockDir: string;
+  token: string;
+  /** Stops the heartbeat and removes the lock folder if it is still ours. */
+  release(): Promise<void>;
+}
+
+export class LockBusyError extends Error {
+  override name = 'LockBusyError';
+}
+
+export interface AcquireOptions {
+  owner: Owner | null;
+  log: Logger;
+  /** How long to keep trying while another process holds the lock. */
+  waitMs?: number;
+}
+
+/**
+ * Takes the lock, waiting a little while a live holder has it (a pass never waits as long as
+ * Kilo's own five minutes: the next pass tries again). Throws LockBusyError when it stays held.
+ */
+export async function acquireLock(lockDir: string, options: AcquireOptions): Promise<HeldLock> {
+  const until = Date.now() + (options.waitMs ?? 3_000);
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    const token = asOwner(options.owner, () => tryAcquire(lockDir));
+    if (token) return hold(lockDir, token, options);
+    if (Date.now() >= until) throw new LockBusyError(`Kilo's lock ${lockDir} is held by a live process`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** One attempt; answers the token of the lock taken, or null while someone else holds it. */
+function tryAcquire(lockDir: string): string | null {
+  mkdirSync(path.dirname(lockDir), 0o755);
+  if (!makeFolder(lockDir)) {
+    if (!isStaleSync(lockDir)) return null;
+    if (!breakStale(lockDir)) return null;
+  }
+  const token = randomUUID();
+  const meta: LockMeta = { token, pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString() };
+  try {
+    writeFileExclusiveSync(path.join(lockDir, 'heartbeat'), '');
+    writeFileExclusiveSync(path.join(lockDir, 'meta.json'), JSON.stringify(meta));
+  } catch (err) {
+    // Someone else wrote into the folder we just made: the lock is compromised; leave it to no one.
+    removeTree(lockDir);
+    throw new Error(`Kilo's lock ${lockDir} was compromised while taking it: ${errorMessage(err)}`);
+  }
+  return token;
+}
+
+/** Breaks a stale lock and takes it, through the breaker folder that makes breakers exclusive. */
+function breakStale(lockDir: string): boolean {
+  const breaker = `${lockDir}.breaker`;
+  let claimed: boolean;
+  try {
+    claimed = makeFolder(breaker);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return false;
+    throw err;
+  }
+  if (!claimed) {
+    // A breaker left by a process that died while breaking is itself stale after a while.
+    const stats = lstatOrNullSync(breaker);
+    if (stats && Date.now() - stats.mtimeMs > STALE_MS) removeTree(breaker);
+    return false;
+  }
+  try {
+    if (!isStaleSync(lockDir)) return false;
+    removeTree(lockDir);
+    return makeFolder(lockDir);
+  } finally {
+    removeTree(breaker);
+  }
+}
+
+/** Atomic mkdir: true when this call made the folder, false when it already existed. */
+function makeFolder(dir: string): boolean {
+  try {
+    mkdirExclusiveSync(dir, 0o700);
+    return true;
+  } catch (err) {
+    if (errorCode(err) === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+function isStaleSync(lockDir: string): boolean {
+  const now = Date.now();
+  const heartbeat = lstatOrNullSync(path.join(lockDir, 'heartbeat'));
+  if (heartbeat) return now - heartbeat.mtimeMs > STALE_MS;
+  const meta = lstatOrNullSync(path.join(lockDir, 'meta.json'));
+  if (meta) return now - meta.mtimeMs > STALE_MS;
+  const folder = lstatOrNullSync(lockDir);
+  if (!folder) return false;
+  return now - folder.mtimeMs > STALE_MS;
+}
+
+function readMeta(file: string): LockMeta | null {
+  try {
+    const parsed = JSON.parse(readFileSync(file)) as Partial<LockMeta>;
+    if (typeof parsed.token !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.hostname !== 'string') return null;
+    return { token: parsed.token, pid: parsed.pid, hostname: parsed.hostname, createdAt: String(parsed.createdAt ?? '') };
+  } catch {
+    return null;
+  }
+}
+
+function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock {
+  const heartbeat = startHeartbeat(path.join(lockDir, 'heartbeat'));
+  let released = false;
+  return {
+    lockDir,
+    token,
+    async release() {
+      if (released) return;
+      released = true;
+      await heartbeat.stop();
+      const meta = readMeta(path.join(lockDir, 'meta.json'));
+      if (meta?.token !== token) {
+        // Someone broke our lock and holds it now: theirs to release, not ours.
+        options.log.warn({ lockDir }, "Kilo's lock no longer carries our token; left to its holder");
+        return;
+      }
+      asOwner(options.owner, () => removeTree(lockDir));
+    },
+  };
+}
+
+// The heartbeat runs on its own thread: a removal runs synchronously on the main thread and may
+// take longer than the stale window, and the lock must stay fresh all the while. The worker is
+// given only the heartbeat file's path and touches nothing else.
+const HEARTBEAT_WORKER = `
+const { workerData } = require('node:worker_threads');
+const { utimesSync } = require('node:fs');
+setInterval(() => {
+  const now = new Date();
+  try { utimesSync(workerData.file, now, now); } catch {}
+}, workerData.everyMs);
+`;
+
+function startHeartbeat(file: string): { stop(): Promise<void> } {
+  const worker = new Worker(HEARTBEAT_WORKER, { eval: true, workerData: { file, everyMs: HEARTBEAT_MS } });
+  worker.unref();
+  return {
+    async stop() {
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import { runGit } from '../../git/git.js';
+import { isInside } from '../../safety/containment.js';
+import { lstatOrNull, readFileOrNull, realpath } from '../../safety/fs.js';
+
+/** What an owner repository R says of its worktrees, read without writing anything to it. */
+export interface OwnerRepoFacts {
+  path: string;
+  state: 'ok' | 'missing' | 'not-a-repo' | 'unreadable';
+  /** Why the state is not ok. */
+  problem?: string;
+  canonical: string | null;
+  /** The worktree paths `git worktree list --porcelain` names, prunable ones included. */
+  gitWorktrees: Set<string>;
+  /** The Agent Manager's state files, and the worktree paths they list (resolved against R). */
+  agentManager: { files: string[]; worktrees: Set<string>; problem?: string };
+  /** refs/kilo/materialize/* → the object each one pins. */
+  pins: Map<string, string>;
+}
+
+// The Agent Manager keeps its state in `.kilo/agent-manager.json`; older versions used `.kilocode`.
+const AGENT_MANAGER_FILES = ['.kilo/agent-manager.json', '.kilocode/agent-manager.json'];
+
+/** Reads R once per pass; many checkpoint repositories share an owner. */
+export class OwnerRepos {
+  private readonly cache = new Map<string, Promise<OwnerRepoFacts>>();
+
+  get(repo: string): Promise<OwnerRepoFacts> {
+    const key = path.resolve(repo);
+    let facts = this.cache.get(key);
+    if (!facts) {
+      facts = inspectOwnerRepo(key);
+      this.cache.set(key, facts);
+    }
+    return facts;
+  }
+}
+
+export async function inspectOwnerRepo(repo: string): Promise<OwnerRepoFacts> {
+  const facts: OwnerRepoFacts = {
+    path: repo,
+    state: 'ok',
+    canonical: null,
+    gitWorktrees: new Set(),
+    agentManager: { files: [], worktrees: new Set() },
+    pins: new Map(),
+  };
+  try {
+    if (!(await lstatOrNull(repo))) return { ...facts, state: 'missing', problem: `${repo} does not exist` };
+    facts.canonical = await realpath(repo);
+    const top = await runGit(['-C', repo, 'rev-parse', '--show-toplevel']);
+    if (top.code !== 0) return { ...facts, state: 'not-a-repo', problem: `${repo} is not a git repository: ${lastLine(top.stderr)}` };
+    const toplevel = top.stdout.trim();
+    if ((await realpath(toplevel)) !== facts.canonical) {
+      return { ...facts, state: 'not-a-repo', problem: `${repo} is not the root of a git repository (git finds ${toplevel})` };
+    }
+    const listed = await runGit(['-C', repo, 'worktree', 'list', '--porcelain']);
+    if (listed.code !== 0) return { ...facts, state: 'unreadable', problem: `git worktree list failed in ${repo}: ${lastLine(listed.stderr)}` };
+    for (const line of listed.stdout.split('\n')) {
+      if (line.startsWith('worktree ')) facts.gitWorktrees.add(path.resolve(line.slice('worktree '.length)));
+    }
+    const refs = await runGit(['-C', repo, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/kilo/materialize/']);
+    if (refs.code !== 0) return { ...facts, state: 'unreadable', problem: `git for-each-ref failed in ${repo}: ${lastLine(refs.stderr)}` };
+    for (const line of refs.stdout.split('\n')) {
+      const [oid, ref] = line.split(' ');
+      if (oid && ref) facts.pins.set(ref, oid);
+    }
+  } catch (err) {
+    return { ...facts, state: 'unreadable', problem: `${repo} cannot be read: ${errorMessage(err)}` };
+  }
+  await readAgentManager(repo, facts);
+  return facts;
+}
+
+async function readAgentManager(repo: string, facts: OwnerRepoFacts): Promise<void> {
+  for (const relative of AGENT_MANAGER_FILES) {
+    const file = path.join(repo, relative);
+    let text: string | null;
+    try {
+      text = await readFileOrNull(file);
+    } catch (err) {
+      facts.agentManager.problem ??= `${file} cannot be read: ${errorMessage(err)}`;
+      continue;
+    }
+    if (text === null) continue;
+    facts.agentManager.files.push(file);
+    try {
+      for (const listed of agentManagerWorktrees(text)) facts.agentManager.worktrees.add(path.resolve(repo, listed));
+    } catch (err) {
+      facts.agentManager.problem ??= `${file} is not the Agent Manager's state file: ${errorMessage(err)}`;
+    }
+  }
+}
+
+/** The `path` of every entry of `worktrees: {<id>: {branch, path, parentBranch, createdAt}}`. */
+export function agentManagerWorktrees(text: string): string[] {
+  const data: unknown = JSON.parse(text);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not a JSON object');
+  const worktrees = (data as { worktrees?: unknown }).worktrees;
+  if (worktrees === undefined) return [];
+  if (typeof worktrees !== 'object' || worktrees === null || Array.isArray(worktrees)) throw new Error('worktrees is not an object');
+  const paths: string[] = [];
+  for (const [id, entry] of Object.entries(worktrees)) {
+    const listed = typeof entry === 'object' && entry !== null ? (entry as { path?: unknown }).path : undefined;
+    if (typeof listed !== 'string' || listed === '') throw new Error(`worktrees.${id}.path is not a path`);
+    paths.push(listed);
+  }
+  return paths;
+}
+
+/** The spellings of W that R's records may use: as recorded, and below R's canonical path. */
+export function spellingsOf(worktree: string, facts: OwnerRepoFacts): string[] {
+  const spellings = [path.resolve(worktree)];
+  if (facts.canonical && isInside(facts.path, worktree)) spellings.push(path.join(facts.canonical, path.relative(facts.path, worktree)));
+  return spellings;
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop() ?? '';
+}

@@ -1,0 +1,125 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import { lstatOrNull, realpath } from '../../safety/fs.js';
+import { mapLimit } from '../../util/limit.js';
+import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
+import { collectEvidence, type EvidenceContext } from './evidence.js';
+import { judgeRepo, legacyJudgement } from './judge.js';
+import { kiloLocations, lockDirectory, snapshotRoot, type KiloLocation } from './layout.js';
+import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
+import { inspectLock } from './lock.js';
+import { OwnerRepos } from './owner-repo.js';
+import { checkpointRemoval } from './removal.js';
+import { listSnapshots, type SnapshotListing } from './snapshots.js';
+
+/** Kilo Code and opencode: per-worktree checkpoint ("snapshot") repositories. */
+export const kiloProvider: Provider = {
+  name: 'kilo',
+  async gather(ctx: GatherContext): Promise<Gathering> {
+    const roots: RootStatus[] = [];
+    const candidates: Candidate[] = [];
+    const seenLeftovers = new Set<string>();
+    for (const location of kiloLocations(ctx)) {
+      if (!(await isFolder(location.dataDir))) continue;
+      const gathered = await gatherLocation(location, ctx, seenLeftovers);
+      roots.push(gathered.root);
+      candidates.push(...gathered.candidates);
+    }
+    return { roots, candidates };
+  },
+};
+
+async function gatherLocation(location: KiloLocation, ctx: GatherContext, seenLeftovers: Set<string>): Promise<{ root: RootStatus; candidates: Candidate[] }> {
+  const root: RootStatus = { provider: 'kilo', root: location.dataDir, ok: true };
+  const candidates: Candidate[] = [];
+  let listing: SnapshotListing;
+  try {
+    listing = await listSnapshots(location.dataDir);
+  } catch (err) {
+    return { root: { ...root, ok: false, error: `${snapshotRoot(location.dataDir)} cannot be listed: ${errorMessage(err)}` }, candidates };
+  }
+
+  // Quarantines first: they were proven dead when they were made, whatever the database says now.
+  const nowMs = ctx.now.getTime();
+  for (const quarantine of listing.quarantines) candidates.push(await quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, nowMs));
+
+  let records: KiloRecords | null = null;
+  let sourceProblem = location.problem;
+  if (!sourceProblem) {
+    try {
+      const files = await databaseFiles(location.dataDir, location.extraDatabase);
+      if (files.length > 0) records = readKiloRecords(files);
+    } catch (err) {
+      sourceProblem = errorMessage(err);
+    }
+  }
+  if (sourceProblem) {
+    root.ok = false;
+    root.error = sourceProblem;
+  }
+
+  const context: Omit<EvidenceContext, 'nowMs' | 'owners'> = { location, records, ...(sourceProblem ? { sourceProblem } : {}) };
+  const owners = new OwnerRepos();
+  const evidence = await mapLimit(listing.repos, 8, (repo) => collectEvidence(repo, { ...context, owners, nowMs }));
+  for (const repoEvidence of evidence) {
+    const judgement = judgeRepo(repoEvidence, nowMs);
+    candidates.push({
+      provider: 'kilo',
+      kind: 'checkpoint-repo',
+      path: repoEvidence.repo.gitdir,
+      root: snapshotRoot(location.dataDir),
+      judgement,
+      ...(judgement.decision === 'delete' ? { removal: checkpointRemoval(repoEvidence, context) } : {}),
+    });
+  }
+  for (const legacy of listing.legacy) {
+    candidates.push({
+      provider: 'kilo',
+      kind: 'checkpoint-repo',
+      path: legacy.path,
+      root: snapshotRoot(location.dataDir),
+      judgement: sourceProblem ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem } : legacyJudgement(legacy.path, legacy.nestedRepos),
+    });
+  }
+
+  // The Agent Manager's half-deleted worktrees, in every repository Kilo's records lead to.
+  const directories = new Set<string>(records?.directories ?? []);
+  for (const repoEvidence of evidence) if (repoEvidence.worktree) directories.add(repoEvidence.worktree);
+  candidates.push(...(await kiloDeleteLeftovers(ownerRepositories(directories, location.dataDir), seenLeftovers)));
+  ctx.log.debug({ dataDir: location.dataDir, repos: listing.repos.length, databases: records?.files ?? [] }, 'kilo location gathered');
+  return { root, candidates };
+}
+
+async function quarantineCandidate(target: string, original: string, projectDir: string, location: KiloLocation, nowMs: number): Promise<Candidate> {
+  const candidate: Candidate = {
+    provider: 'kilo',
+    kind: 'quarantine',
+    path: target,
+    root: snapshotRoot(location.dataDir),
+    judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: `${path.basename(target)} is a checkpoint repository renamed for deletion whose removal did not finish` },
+  };
+  // Kilo removes its quarantine under the lock of the repository it was; never race it.
+  if (location.stateDir && original) {
+    const lockDir = lockDirectory(location.stateDir, path.join(projectDir, original));
+    // A lock folder that cannot be read does not hold back a quarantine (rule 11); a live one does.
+    const lock = await inspectLock(lockDir, nowMs).catch(() => ({ state: 'free' as const }));
+    if (lock.state === 'fresh') {
+      candidate.judgement = { decision: 'refused', reason: 'kilo-lock-held', detail: `Kilo's lock ${lockDir} is held: Kilo may be removing ${path.basename(target)} itself` };
+    }
+  }
+  return candidate;
+}
+
+/** A data folder, or a link to one (Kilo's data moved to another disk): Kilo is installed here. */
+async function isFolder(dir: string): Promise<boolean> {
+  try {
+    const stats = await lstatOrNull(dir);
+    if (!stats) return false;
+    if (stats.isDirectory()) return true;
+    if (!stats.isSymbolicLink()) return false;
+    return (await lstatOrNull(await realpath(dir)))?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
