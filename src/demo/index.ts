@@ -1,3 +1,4 @@
+import { watchfireSandbox } from '../providers/watchfire/demo.js';
 /**
  * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
  * state its rule distinguishes, under `home` (and anywhere else inside `root`).
@@ -24,5 +25,6 @@ export interface SandboxExtras {
 // One import and one entry per provider's builder.
 export function sandboxBuilders(): SandboxBuilder[] {
   return [
+    watchfireSandbox,
   ];
 }
