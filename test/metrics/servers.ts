@@ -109,12 +109,13 @@ export function startPushgateway(): Promise<RunningServer> {
 }
 
 /** A Prometheus server scraping `targets` (host:port) every second, its data in `dir`. */
-export function startPrometheus(dir: string, job: string, targets: string[]): Promise<RunningServer> {
+export function startPrometheus(dir: string, job: string, targets: string[], ruleFiles: string[] = []): Promise<RunningServer> {
   const config = path.join(dir, 'prometheus.yml');
   writeFileSync(config, [
     'global:',
     '  scrape_interval: 1s',
     '  evaluation_interval: 1s',
+    `rule_files: [${ruleFiles.map((file) => JSON.stringify(file)).join(', ')}]`,
     'scrape_configs:',
     `  - job_name: ${job}`,
     '    static_configs:',
