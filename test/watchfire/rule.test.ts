@@ -320,4 +320,25 @@ describe('watchfire: links and safety', () => {
     expect(report.providers).toEqual([{ provider: 'watchfire', root: elsewhere, ok: true }]);
     expect(itemAt(report, home).verdict).toBe('deleted');
   });
+
+  it('reports a root it cannot read as failed and still reconciles the others', async () => {
+    const m = machine();
+    writeProjects(m, []);
+    // A link loop where a backend folder should be: reading it fails with ELOOP.
+    symlinkSync('loop-home', path.join(m.root, 'loop-home'));
+    const other = path.join(m.dir, 'srv', 'second', '.watchfire');
+    put(path.join(other, 'projects.yaml'), 'version: 1\nprojects: []\n');
+    const home = makeHome({ ...m, root: other }, 'codex', { projectName: 'Gone', mode: 'chat' });
+    ageAll(m, daysAgo(2));
+    backdate(path.join(m.dir, 'srv'), daysAgo(2));
+
+    const { report, exitCode } = await passOver(m, { config: { providers: { watchfire: { root: [m.root, other] } } } });
+
+    expect(exitCode).toBe(1);
+    expect(report.providers).toEqual([
+      { provider: 'watchfire', root: m.root, ok: false, error: expect.stringMatching(/ELOOP/) },
+      { provider: 'watchfire', root: other, ok: true },
+    ]);
+    expect(itemAt(report, home).verdict).toBe('deleted');
+  });
 });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider } from '../../core/types.js';
 import { lstatOrNull, realpath } from '../../safety/fs.js';
 import { findQuarantines } from '../../safety/quarantine.js';
@@ -15,7 +16,11 @@ export const watchfireProvider: Provider = {
   async gather(ctx: GatherContext): Promise<Gathering> {
     const gathering: Gathering = { roots: [], candidates: [] };
     for (const root of watchfireRoots(ctx)) {
-      const found = await gatherRoot(root, ctx);
+      const found = await gatherRoot(root, ctx).catch((err: unknown): Gathering => {
+        // One unreadable root (EACCES on another user's home, say) must not hide the others.
+        ctx.log.warn({ root, err }, 'Watchfire root could not be read');
+        return { roots: [{ provider: 'watchfire', root, ok: false, error: `${root}: ${errorMessage(err)}` }], candidates: [] };
+      });
       if (!found) continue;
       gathering.roots.push(...found.roots);
       gathering.candidates.push(...found.candidates);
