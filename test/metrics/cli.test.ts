@@ -1,0 +1,123 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import type { Report } from '../../src/core/types.js';
+import { sandboxBuilders } from '../../src/demo/index.js';
+import { allProviders } from '../../src/providers/index.js';
+import { runCli } from '../helpers/cli.js';
+import { diffInventories, inventory } from '../helpers/inventory.js';
+import { tempDir } from '../helpers/temp.js';
+import { type Sample, parseExposition, scrape } from './exposition.js';
+import { promtool, startNodeExporter } from './servers.js';
+
+const DAY = 86_400_000;
+
+function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    const mine = out[key];
+    const both = [mine, value].every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry));
+    out[key] = both ? merge(mine as Record<string, unknown>, value as Record<string, unknown>) : value;
+  }
+  return out;
+}
+
+/** Every provider's demo sandbox, laid out by its own builder, and a config naming it. */
+async function sandbox(): Promise<{ root: string; home: string; config: string; reportDir: string }> {
+  const root = tempDir('aj-metrics-cli-');
+  const home = path.join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  let extra: Record<string, unknown> = {};
+  for (const builder of sandboxBuilders()) {
+    const extras = await builder.build({ root, home, old: new Date(Date.now() - 3 * DAY) });
+    if (extras?.config) extra = merge(extra, extras.config);
+  }
+  const reportDir = path.join(root, 'report');
+  const config = path.join(root, 'agent-janitor.yaml');
+  writeFileSync(config, stringify(merge({ homes: [home], minAge: '1h', reportDir }, extra)));
+  return { root, home, config, reportDir };
+}
+
+/** The contract's figures, worked out from a report.json by this test on its own. */
+function expectedFromReport(report: Report): Map<string, number> {
+  const out = new Map<string, number>();
+  const add = (key: string, value: number) => out.set(key, (out.get(key) ?? 0) + value);
+  for (const item of report.items) {
+    const pk = `provider=${item.provider},kind=${item.kind}`;
+    add(`agent_janitor_reclaimed_bytes{${pk}}`, item.verdict === 'deleted' ? item.bytes : 0);
+    add(`agent_janitor_scratch_bytes{${pk}}`, item.verdict === 'deleted' ? 0 : item.bytes);
+    add(`agent_janitor_items{${pk},verdict=${item.verdict}}`, 1);
+    if (item.verdict === 'refused') add(`agent_janitor_refused_items{${pk},reason=${item.reason}}`, 1);
+    if (item.verdict === 'unfinished') add(`agent_janitor_unfinished_items{${pk},reason=${item.reason}}`, 1);
+  }
+  // Every provider of the pass reads up unless one of its roots failed (a tool absent from the home is no failure).
+  for (const provider of allProviders()) out.set(`agent_janitor_provider_up{provider=${provider.name}}`, 1);
+  for (const root of report.providers) {
+    const key = `agent_janitor_provider_up{provider=${root.provider}}`;
+    out.set(key, Math.min(out.get(key) ?? 1, root.ok ? 1 : 0));
+  }
+  return out;
+}
+
+/** The served figures in the same shape, zero-valued verdicts and unlabelled fillers left out. */
+function served(samples: Sample[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const keys: Record<string, string[]> = {
+    agent_janitor_reclaimed_bytes: ['provider', 'kind'],
+    agent_janitor_scratch_bytes: ['provider', 'kind'],
+    agent_janitor_items: ['provider', 'kind', 'verdict'],
+    agent_janitor_refused_items: ['provider', 'kind', 'reason'],
+    agent_janitor_unfinished_items: ['provider', 'kind', 'reason'],
+    agent_janitor_provider_up: ['provider'],
+  };
+  for (const sample of samples) {
+    const labels = keys[sample.name];
+    if (!labels || !sample.labels.provider) continue;
+    if (sample.name === 'agent_janitor_items' && sample.value === 0) continue;
+    out.set(`${sample.name}{${labels.map((label) => `${label}=${sample.labels[label]}`).join(',')}}`, sample.value);
+  }
+  return out;
+}
+
+describe('run --metrics-file through the CLI, over every provider\'s sandbox', () => {
+  it('writes the figures of report.json, which node_exporter serves and promtool accepts', async () => {
+    const box = await sandbox();
+    const textDir = path.join(box.root, 'textfile');
+    const textfile = path.join(textDir, 'agent_janitor.prom');
+    const before = inventory(box.home);
+
+    const first = await runCli(['run', '--config', box.config, '--metrics-file', textfile, '--json']);
+    expect([0, 1], first.stderr).toContain(first.code);
+    const report = JSON.parse(first.stdout) as Report;
+    expect(report).toEqual(JSON.parse(readFileSync(path.join(box.reportDir, 'report.json'), 'utf8')));
+    expect(report.items.length).toBeGreaterThan(0);
+    expect(report.totals.deleted).toBeGreaterThan(0);
+    // What the report says was deleted is what left the disk.
+    const removed = new Set(diffInventories(before, inventory(box.home)).removed.map((entry) => path.join(box.home, entry)));
+    for (const item of report.items.filter((entry) => entry.verdict === 'deleted' && entry.path?.startsWith(box.home))) {
+      expect(removed.has(item.path as string), item.path as string).toBe(true);
+    }
+
+    expect(readdirSync(textDir)).toEqual(['agent_janitor.prom']);
+    const text = readFileSync(textfile, 'utf8');
+    expect(promtool(['check', 'metrics'], text)).toEqual({ status: 0, output: '' });
+
+    const exporter = await startNodeExporter(textDir);
+    const samples = await scrape(`${exporter.url}/metrics`);
+    expect(served(samples)).toEqual(expectedFromReport(report));
+    const value = (name: string) => samples.find((sample) => sample.name === name)?.value;
+    expect(value('agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(Date.parse(report.finishedAt) / 1000, 3);
+    expect(value('agent_janitor_run_duration_seconds')).toBeCloseTo((Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000, 3);
+    if (first.code === 0) expect(value('agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(Date.parse(report.finishedAt) / 1000, 3);
+    else expect(value('agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
+
+    // A second pass finds nothing more to reclaim; the file now holds its figures only.
+    const second = await runCli(['run', '--config', box.config, '--metrics-file', textfile, '--json']);
+    const again = JSON.parse(second.stdout) as Report;
+    expect(again.totals.deleted).toBe(0);
+    const samplesAgain = await scrape(`${exporter.url}/metrics`);
+    expect(served(samplesAgain)).toEqual(expectedFromReport(again));
+    expect(samplesAgain.filter((sample) => sample.name === 'agent_janitor_reclaimed_bytes').every((sample) => sample.value === 0)).toBe(true);
+  });
+});
