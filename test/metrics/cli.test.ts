@@ -1,15 +1,16 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Report } from '../../src/core/types.js';
 import { sandboxBuilders } from '../../src/demo/index.js';
 import { allProviders } from '../../src/providers/index.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { tempDir } from '../helpers/temp.js';
 import { type Sample, parseExposition, scrape } from './exposition.js';
-import { promtool, startNodeExporter } from './servers.js';
+import { promtool, startNodeExporter, startPushgateway } from './servers.js';
 
 const DAY = 86_400_000;
 
@@ -119,5 +120,54 @@ describe('run --metrics-file through the CLI, over every provider\'s sandbox', (
     const samplesAgain = await scrape(`${exporter.url}/metrics`);
     expect(served(samplesAgain)).toEqual(expectedFromReport(again));
     expect(samplesAgain.filter((sample) => sample.name === 'agent_janitor_reclaimed_bytes').every((sample) => sample.value === 0)).toBe(true);
+  });
+});
+
+describe('run --metrics-file when the pass cannot run', () => {
+  it('a pass that throws exits 1 and still writes the file and the push: every provider down, no success', async () => {
+    const dir = tempDir('aj-metrics-throw-');
+    const blocker = path.join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'x');
+    const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
+    const gateway = await startPushgateway();
+    const result = await runCli(['run', '--home', path.join(dir, 'home'), '--report-dir', path.join(blocker, 'report'),
+      '--metrics-file', textfile, '--pushgateway', gateway.url]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(blocker);
+    const names = allProviders().map((provider) => provider.name).sort();
+    const fromFile = parseExposition(readFileSync(textfile, 'utf8'));
+    const up = (samples: Sample[]) => samples.filter((sample) => sample.name === 'agent_janitor_provider_up');
+    expect(up(fromFile).map((sample) => sample.labels.provider).sort()).toEqual(names);
+    expect(up(fromFile).every((sample) => sample.value === 0)).toBe(true);
+    expect(fromFile.some((sample) => sample.name === 'agent_janitor_last_success_timestamp_seconds')).toBe(false);
+    expect(fromFile.find((sample) => sample.name === 'agent_janitor_last_run_timestamp_seconds')?.value).toBeGreaterThan(Date.now() / 1000 - 60);
+    const pushed = (await scrape(`${gateway.url}/metrics`)).filter((sample) => sample.labels.job === 'agent-janitor');
+    expect(up(pushed).map((sample) => [sample.labels.provider, sample.value]).sort()).toEqual(names.map((name) => [name, 0]));
+    expect(promtool(['check', 'metrics'], readFileSync(textfile, 'utf8'))).toEqual({ status: 0, output: '' });
+  });
+
+  it('a pass that finds the run lock held exits 75 and writes no metrics: the pass that holds it will', async () => {
+    const dir = tempDir('aj-metrics-lock-');
+    const reportDir = path.join(dir, 'report');
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', [
+      `import { acquireRunLock } from ${JSON.stringify(path.join(path.dirname(CLI), 'safety', 'run-lock.js'))};`,
+      `await acquireRunLock(${JSON.stringify(reportDir)});`,
+      'console.log("locked");',
+      'setInterval(() => {}, 60_000);',
+    ].join('\n')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
+        holder.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
+      });
+      const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
+      const result = await runCli(['run', '--home', path.join(dir, 'home'), '--report-dir', reportDir, '--metrics-file', textfile]);
+      expect(result.code).toBe(75);
+      expect(result.stdout).toBe('');
+      expect(existsSync(textfile)).toBe(false);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 });
