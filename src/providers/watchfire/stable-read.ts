@@ -10,17 +10,20 @@ const ATTEMPTS = 30;
 /**
  * Reads a small state file that its owner rewrites in place (truncate, then write), so a reader
  * can catch it empty or half written. A read counts only when the file did not change while it
- * was read and either it was last written long enough ago or two reads in a row agree.
+ * was read and either it was last written long enough ago or two reads a moment apart found the
+ * same bytes with the same mtime.
  * Answers null when the file does not exist; throws when it never settles.
  */
 export async function readSettled(file: string, now: () => number = Date.now): Promise<string | null> {
-  let previous: string | null = null;
+  let previous: { text: string; mtimeMs: number } | null = null;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const read = await readOnce(file);
     if (read === null) return null;
     if (read.unchanged) {
-      if (now() - read.mtimeMs >= SETTLE_MS || read.text === previous) return read.text;
-      previous = read.text;
+      if (now() - read.mtimeMs >= SETTLE_MS) return read.text;
+      // Not rewritten between two reads a moment apart: same bytes and the same mtime.
+      if (previous && previous.text === read.text && previous.mtimeMs === read.mtimeMs) return read.text;
+      previous = { text: read.text, mtimeMs: read.mtimeMs };
     } else previous = null;
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
   }
