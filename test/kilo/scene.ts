@@ -47,19 +47,24 @@ export function snapshotOf(s: Scene): Map<string, Entry> {
  * files SQLite keeps beside a database it opened. `pins` are the ref files of dropped pins.
  */
 export function expectOnlyRemoved(s: Scene, before: Map<string, Entry>, after: Map<string, Entry>, removed: string[], pins: string[] = []): void {
-  // Dropping a pin is git's update-ref -d: the ref file goes, and git's own lock files come and
-  // go in the ref's folder and in the git dir (packed-refs.lock), whose mtimes change.
-  const alsoRemoved = pins;
-  const gitDirs = pins.map((pin) => pin.slice(0, pin.indexOf(`${path.sep}refs${path.sep}`)));
-  const diff = diffInventories(before, after);
   const relative = (p: string) => path.relative(s.root, p);
-  const gone = [...removed.map(relative), ...alsoRemoved.map(relative)];
+  // Dropping a pin is git's update-ref -d: the ref file goes, git prunes the ref folders it
+  // leaves empty, and its own lock files come and go in those folders and in the git dir.
+  const pinFolders: string[] = [];
+  for (const pin of pins) {
+    const refs = pin.slice(0, pin.indexOf(`${path.sep}refs${path.sep}`) + `${path.sep}refs`.length);
+    for (let folder = path.dirname(pin); folder.length > refs.length; folder = path.dirname(folder)) pinFolders.push(relative(folder));
+    pinFolders.push(relative(refs), relative(path.dirname(refs)));
+  }
+  const diff = diffInventories(before, after);
+  const gone = [...removed, ...pins].map(relative);
   const inside = (key: string) => gone.some((folder) => key === folder || key.startsWith(`${folder}${path.sep}`));
-  const sqliteSidecar = (key: string) => /\.db-(wal|shm)$/.test(key);
+  // SQLite may make and remove a database's -wal and -shm files beside it, in the data folder.
+  const sqliteSidecar = (key: string) => /\.db-(wal|shm)$/.test(key) || key === relative(s.data);
   const lockFolder = (key: string) => key.startsWith(relative(path.join(s.state, 'locks'))) || key === relative(s.state) || relative(s.state).startsWith(`${key}${path.sep}`);
-  expect(diff.removed.filter((key) => !inside(key) && !lockFolder(key))).toEqual([]);
+  expect(diff.removed.filter((key) => !inside(key) && !lockFolder(key) && !pinFolders.includes(key))).toEqual([]);
   for (const folder of removed.map(relative)) expect(diff.removed).toContain(folder);
-  const parents = new Set([...gone.map((key) => path.dirname(key)), ...gitDirs.map(relative)]);
+  const parents = new Set([...gone.map((key) => path.dirname(key)), ...pinFolders]);
   expect(diff.changed.filter((key) => !parents.has(key) && !sqliteSidecar(key) && !lockFolder(key))).toEqual([]);
   expect(diff.added.filter((key) => !sqliteSidecar(key) && !lockFolder(key))).toEqual([]);
 }
