@@ -68,7 +68,19 @@ function addOccupied(occupied: Map<string, Set<number>>, used: string, pid: numb
   }
 }
 
+/** The initial PID namespace (the kernel's PROC_PID_INIT_INO): any other one is a container's. */
+const INITIAL_PID_NAMESPACE = 'pid:[4026531836]';
+
 function hostHiddenReason(procRoot: string): string | undefined {
+  // A container's own /proc shows one id in NSpid, so the namespace itself is compared first.
+  try {
+    const namespace = readlinkSync(path.join(procRoot, 'self', 'ns', 'pid'));
+    if (namespace !== INITIAL_PID_NAMESPACE) {
+      return `this process runs in a PID namespace of its own (${namespace}), so the host's processes are hidden (use hostPID)`;
+    }
+  } catch {
+    // No namespace link (a fake /proc, an old kernel): NSpid below decides.
+  }
   try {
     const status = readFileSync(path.join(procRoot, 'self', 'status'));
     const line = status.split('\n').find((entry) => entry.startsWith('NSpid:'));
