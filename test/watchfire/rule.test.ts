@@ -111,6 +111,22 @@ describe('watchfire: running projects', () => {
     });
   }
 
+  it('takes the daemon as live when daemon.yaml cannot be read, so a running project keeps its homes', async () => {
+    const m = machine();
+    const app = project('Running App');
+    writeProjects(m, [app]);
+    writeAgents(m, [{ project: app, mode: 'chat' }]);
+    daemonLock(m);
+    put(path.join(m.root, 'daemon.yaml'), 'version: 1\npid: [not a pid\n');
+    const home = makeHome(m, 'codex', { projectName: 'Running App', mode: 'chat' });
+    ageAll(m, daysAgo(2));
+    const before = snapshot(m);
+    const { report } = await passOver(m);
+    expect(itemAt(report, home)).toMatchObject({ verdict: 'kept', reason: 'session-running' });
+    expect(itemAt(report, home).detail).toMatch(/taken as live: .*daemon\.yaml/);
+    expectUnchanged(before, snapshot(m));
+  });
+
   it('calls an unexported home interrupted when the daemon died with agents.yaml left over', async () => {
     const m = machine();
     const app = project('Crashed App');

@@ -44,20 +44,21 @@ async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering |
   const folders = await homeFolders(root);
   const candidates: Candidate[] = [];
 
-  // Quarantines first and whatever the registry says: they were proven dead when they were made.
+  // Quarantines first, whatever the registry says: they were proven dead when they were made.
   for (const folder of folders) {
     for (const quarantine of await findQuarantines(folder)) candidates.push(candidate('quarantine', quarantine, judgeQuarantine(quarantine)));
   }
 
   const homes = (await Promise.all(folders.map((folder) => homeEntries(folder)))).flat();
+  const failClosed = (error: string): Gathering => {
+    for (const home of homes) candidates.push(candidate('session-home', home.path, judgeUnreadableSource(home, error)));
+    ctx.log.warn({ root, error }, 'Watchfire registry unreadable; its homes are refused');
+    return { roots: [{ provider: 'watchfire', root, ok: false, error }], candidates };
+  };
   const projects = await readProjects(path.join(root, PROJECTS_FILE));
-  const agents = projects.ok ? await readAgents(path.join(root, AGENTS_FILE)) : null;
-  if (!projects.ok || !agents?.ok) {
-    const why = !projects.ok ? projects.error : agents && !agents.ok ? agents.error : 'agents.yaml was not read';
-    for (const home of homes) candidates.push(candidate('session-home', home.path, judgeUnreadableSource(home, why)));
-    ctx.log.warn({ root, error: why }, 'Watchfire registry unreadable; its homes are refused');
-    return { roots: [{ provider: 'watchfire', root, ok: false, error: why }], candidates };
-  }
+  if (!projects.ok) return failClosed(projects.error);
+  const agents = await readAgents(path.join(root, AGENTS_FILE));
+  if (!agents.ok) return failClosed(agents.error);
 
   const world: WatchfireWorld = {
     projects: projects.projects,

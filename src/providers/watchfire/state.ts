@@ -86,7 +86,7 @@ export function parseAgents(text: string, file: string): RunningAgent[] {
   });
 }
 
-/** The `pid` of `daemon.yaml`, or null when the file names none. */
+/** The `pid` of `daemon.yaml`; a file without a valid one is an error (its liveness is then unknown). */
 export function parseDaemonPid(text: string, file: string): number {
   const doc = parseMapping(text, file);
   const pid = doc.pid;
