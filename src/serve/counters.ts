@@ -39,9 +39,4 @@ export class ServeCounters {
   recordSkip(): void {
     this.runs.inc({ result: 'skipped' });
   }
-
-  async runsOf(result: RunResult): Promise<number> {
-    const metric = await this.runs.get();
-    return metric.values.find((value) => value.labels.result === result)?.value ?? 0;
-  }
 }
