@@ -1,4 +1,3 @@
-import { formatDuration } from '../../config/duration.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import { branchName, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { describeChanges, isClean } from '../../worktree/status.js';
@@ -45,15 +44,15 @@ function judgeReview(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
     return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review; no run end or creation time is recorded to age it by` };
   }
   const waited = ctx.nowMs - since;
-  const limit = `${formatDuration(ctx.reviewAfter.ms)} (${ctx.reviewAfter.source})`;
+  const limit = ctx.reviewAfter.source;
   if (waited > ctx.reviewAfter.ms) {
     return {
       decision: 'unfinished',
       reason: 'review-overdue',
-      detail: `job ${job.id} has waited in review since ${what} at ${new Date(since).toISOString()}, longer than reviewAfter ${limit}: accept or drop it in Owl`,
+      detail: `job ${job.id} has waited in review since ${what} at ${new Date(since).toISOString()}, longer than ${limit}: accept or drop it in Owl`,
     };
   }
-  return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review since ${what} at ${new Date(since).toISOString()}, within reviewAfter ${limit}` };
+  return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review since ${what} at ${new Date(since).toISOString()}, within ${limit}` };
 }
 
 function judgeActive(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
