@@ -107,6 +107,11 @@ function stagingRoot(): string {
   return root;
 }
 
+/** What a staging root holds but for the copy of systemd's own units. */
+function inv(root: string) {
+  return inventory(root, { exclude: [path.join(root, 'usr/lib')] });
+}
+
 function install(args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawnSync('bash', [INSTALL, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 }
@@ -146,33 +151,33 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
   it('is idempotent: a second run changes nothing and keeps the config', () => {
     const root = stagingRoot();
     expect(install(['--root', root, '--bin', '/usr/local/bin/agent-janitor']).status).toBe(0);
-    const before = inventory(root);
+    const before = inv(root);
     const again = install(['--root', root, '--bin', '/usr/local/bin/agent-janitor']);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toContain('unchanged: /etc/systemd/system/agent-janitor.service');
     expect(again.stdout).toContain('unchanged: /etc/systemd/system/agent-janitor.timer');
     expect(again.stdout).toContain('kept: /etc/agent-janitor/config.yaml');
-    expect(diffInventories(before, inventory(root))).toEqual({ removed: [], changed: [], added: [] });
+    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: [], added: [] });
   });
 
   it('--config: an invalid config changes nothing; a valid one replaces the config alone', () => {
     const root = stagingRoot();
     expect(install(['--root', root, '--bin', '/usr/local/bin/agent-janitor']).status).toBe(0);
-    const before = inventory(root);
+    const before = inv(root);
     const bad = path.join(tempDir(), 'bad.yaml');
     writeFileSync(bad, 'minAge: 1h\nhomse: ["/home/*"]\n');
     const refused = install(['--root', root, '--bin', '/usr/local/bin/agent-janitor', '--config', bad]);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('homse');
     expect(refused.stderr).toContain('nothing was installed');
-    expect(diffInventories(before, inventory(root))).toEqual({ removed: [], changed: [], added: [] });
+    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: [], added: [] });
 
     const good = path.join(tempDir(), 'good.yaml');
     writeFileSync(good, 'homes: ["/home/*"]\nminAge: 2h\nprocessCheck: required\n');
     const replaced = install(['--root', root, '--bin', '/usr/local/bin/agent-janitor', '--config', good]);
     expect(replaced.status, replaced.stderr).toBe(0);
     // The config is replaced by a new file, so its folder's mtime moves too.
-    expect(diffInventories(before, inventory(root))).toEqual({ removed: [], changed: ['etc/agent-janitor', 'etc/agent-janitor/config.yaml'], added: [] });
+    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: ['etc/agent-janitor', 'etc/agent-janitor/config.yaml'], added: [] });
     expect(readFileSync(path.join(root, 'etc/agent-janitor/config.yaml'), 'utf8')).toBe(readFileSync(good, 'utf8'));
   });
 
@@ -209,9 +214,9 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     const checked = verify(['--user', 'verify', path.join(unitDir, 'agent-janitor.service'), path.join(unitDir, 'agent-janitor.timer')], env);
     expect(checked.stderr).toBe('');
     expect(checked.status).toBe(0);
-    const before = inventory(root);
+    const before = inv(root);
     expect(install(['--user', '--no-enable', '--bin', bin], env).status).toBe(0);
-    expect(diffInventories(before, inventory(root))).toEqual({ removed: [], changed: [], added: [] });
+    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: [], added: [] });
   });
 
   it('--uninstall removes the units and keeps the config', () => {
@@ -219,7 +224,7 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     expect(install(['--root', root, '--bin', '/usr/local/bin/agent-janitor']).status).toBe(0);
     const removed = install(['--root', root, '--uninstall']);
     expect(removed.status, removed.stderr).toBe(0);
-    const after = inventory(root);
+    const after = inv(root);
     expect(after.has('etc/systemd/system/agent-janitor.service')).toBe(false);
     expect(after.has('etc/systemd/system/agent-janitor.timer')).toBe(false);
     expect(after.has('etc/agent-janitor/config.yaml')).toBe(true);
