@@ -17,7 +17,7 @@ const IDENTITY = {
 
 /** Runs the real git for a fixture and answers its stdout. */
 export function sh(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', '-c', 'protocol.file.allow=always', ...args], {
+  return execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', '-c', 'protocol.file.allow=always', '-c', 'safe.directory=*', ...args], {
     cwd,
     env: { ...process.env, ...IDENTITY },
     encoding: 'utf8',
