@@ -33,11 +33,14 @@ function activeAndReview(root: string): OwlHome {
   const owl = owlHome(root);
   const db = createOwlDb(owl.db);
   addProject(db, 'app', owl.repo);
-  for (const id of [1, 2]) jobWorktree(owl, id);
+  for (const id of [1, 2, 3]) jobWorktree(owl, id);
   addJob(db, { id: 1, state: 'active', worktree: owl.worktree(1), branch: 'owl/job-1' });
   addRun(db, { jobId: 1, started: daysAgo(1) });
   addJob(db, { id: 2, state: 'review', worktree: owl.worktree(2), branch: 'owl/job-2' });
   addRun(db, { jobId: 2, started: daysAgo(10.2), ended: daysAgo(10) });
+  // Active although its last run ended: a daemon that died between runs.
+  addJob(db, { id: 3, state: 'active', worktree: owl.worktree(3), branch: 'owl/job-3' });
+  addRun(db, { jobId: 3, started: daysAgo(2.1), ended: daysAgo(2), outcome: 'interrupted' });
   db.close();
   backdate(root, daysAgo(3));
   return owl;
@@ -63,6 +66,9 @@ describe('owl: daemon, settings and schema', () => {
     const dead = await pass({ dir, config: config(owl), only: ['owl'], env: ownHomeEnv(owl.home) });
     expect(itemAt(dead.report, owl.worktree(1))).toMatchObject({ verdict: 'unfinished', reason: 'active-without-daemon' });
     expect(itemAt(dead.report, owl.worktree(1)).detail).toContain('run 1 was left open');
+    expect(itemAt(live.report, owl.worktree(3))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
+    expect(itemAt(dead.report, owl.worktree(3))).toMatchObject({ verdict: 'unfinished', reason: 'active-without-daemon' });
+    expect(itemAt(dead.report, owl.worktree(3)).detail).toContain('no run of it is open');
     // The review job is reported, not removed, whatever the daemon does.
     expect(itemAt(dead.report, owl.worktree(2))).toMatchObject({ verdict: 'unfinished', reason: 'review-overdue' });
     expect(listedWorktrees(owl.repo)).toEqual(expect.arrayContaining([owl.worktree(1), owl.worktree(2)]));
