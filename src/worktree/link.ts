@@ -40,6 +40,9 @@ export async function readWorktreeLink(worktree: string): Promise<LinkResult> {
     const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
     if (!match?.[1]) return fail('not-a-worktree', `${gitFile} names no gitdir`);
     const adminDir = path.resolve(folder, match[1]);
+    if (path.basename(path.dirname(adminDir)) !== 'worktrees') {
+      return fail('not-a-worktree', `${gitFile} names ${adminDir}, which is no worktree admin entry (a submodule or a separate git dir)`);
+    }
     const commonGuess = path.dirname(path.dirname(adminDir));
 
     const admin = await lstatOrNull(adminDir);

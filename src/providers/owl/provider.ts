@@ -77,7 +77,7 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
   for (const folder of folders) {
     candidates.push(folderCandidate(folder, worktreesDir, location, rule, evidence.get(folder.path)));
   }
-  candidates.push(...jobFindings(folders, state, rule));
+  candidates.push(...jobFindings(folders, state, rule, worktreesDir));
   candidates.push(...(await orphanConfigCandidates(location, folders, state)));
   candidates.push(...(await adminEntryCandidates(location, state, [...evidence.values()], ctx)));
   return { roots: [{ provider: 'owl', root: location.data, ok: true }], candidates };
@@ -123,14 +123,15 @@ function folderCandidate(folder: OwlFolder, root: string, location: OwlLocation,
 }
 
 /** Jobs that need a person but have no worktree folder here: reported as `job` findings. */
-function jobFindings(folders: readonly OwlFolder[], state: OwlState, rule: OwlRuleContext): Candidate[] {
+function jobFindings(folders: readonly OwlFolder[], state: OwlState, rule: OwlRuleContext, worktreesDir: string): Candidate[] {
   const withFolder = new Set(folders.map((folder) => folder.job?.id).filter((id) => id !== undefined));
   const findings: Candidate[] = [];
   for (const job of state.jobs.values()) {
     if (withFolder.has(job.id) || isRemovableJob(job)) continue;
     const judgement = judgeLiveJob(job, rule);
     if (judgement.decision !== 'unfinished') continue;
-    const where = job.worktree ? ` (its recorded worktree ${job.worktree} is not under Owl's worktrees folder)` : ' (it has no worktree folder)';
+    const recorded = job.worktree ? `; its recorded worktree is ${job.worktree}` : '';
+    const where = ` (no worktree folder of it in ${worktreesDir}${recorded})`;
     findings.push({ provider: 'owl', kind: 'job', path: null, root: null, judgement: { ...judgement, detail: `${judgement.detail}${where}` } });
   }
   return findings;
