@@ -83,6 +83,18 @@ describe('owl: daemon, settings and schema', () => {
     expect(itemAt(report, owl.worktree(1))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
   });
 
+  it("reads another user's home at its usual places, whatever this process's XDG variables say", async () => {
+    const dir = tempDir();
+    const owl = activeAndReview(path.join(dir, 'world'));
+    await listenAt(path.join(owl.state, 'owld.sock'));
+    const elsewhere = path.join(dir, 'someone-else');
+    const env = { HOME: elsewhere, XDG_DATA_HOME: path.join(elsewhere, 'data'), XDG_STATE_HOME: path.join(elsewhere, 'state'), XDG_RUNTIME_DIR: path.join(elsewhere, 'run') };
+    const { report } = await pass({ dir, config: config(owl), only: ['owl'], env });
+    expect(report.providers).toEqual([{ provider: 'owl', root: owl.data, ok: true }]);
+    expect(itemAt(report, owl.worktree(1))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
+    expect(itemAt(report, owl.worktree(2))).toMatchObject({ verdict: 'unfinished', reason: 'review-overdue' });
+  });
+
   it("lets Owl's own garbageCollection.reviewAfter win over providers.owl.reviewAfter", async () => {
     const dir = tempDir();
     const owl = activeAndReview(path.join(dir, 'world'));
