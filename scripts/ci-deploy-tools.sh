@@ -3,8 +3,9 @@
 # Debian machine (called by .ci/run; a no-op where they are installed already):
 #   systemd-analyze (Debian `systemd`)      verifies the units in systemd/
 #   promtool        (Debian `prometheus`)   checks the rules the PrometheusRule carries
-#   unshare, setpriv (Debian `util-linux`)  run a pass in a PID namespace of its own, as a pod
+#   unshare         (Debian `util-linux`)   runs a pass in a PID namespace of its own, as a pod
 #                                            without hostPID would
+#   strace          (Debian `strace`)       lists the system calls of a pass, for SystemCallFilter
 # The Kubernetes API schemas come from npm (devDependencies kubernetes-models and
 # @kubernetes-models/prometheus-operator). kustomize is neither a Debian nor an npm package: the
 # tests render the kustomizations themselves, and compare with `kubectl kustomize` where kubectl
@@ -14,7 +15,8 @@ set -euo pipefail
 need=()
 command -v systemd-analyze >/dev/null || need+=(systemd)
 command -v promtool >/dev/null || need+=(prometheus)
-{ command -v unshare >/dev/null && command -v setpriv >/dev/null; } || need+=(util-linux)
+command -v unshare >/dev/null || need+=(util-linux)
+command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
