@@ -19,9 +19,14 @@ export const owlProvider: Provider = {
   async gather(ctx: GatherContext): Promise<Gathering> {
     const out: Gathering = { roots: [], candidates: [] };
     for (const location of await owlLocations(ctx)) {
-      const found = await gatherLocation(location, ctx);
-      out.roots.push(...found.roots);
-      out.candidates.push(...found.candidates);
+      try {
+        const found = await gatherLocation(location, ctx);
+        out.roots.push(...found.roots);
+        out.candidates.push(...found.candidates);
+      } catch (err) {
+        // One home's unreadable folder fails that home alone (rule 1); the other homes go on.
+        out.roots.push({ provider: 'owl', root: location.data, ok: false, error: `${location.data}: ${errorMessage(err)}` });
+      }
     }
     return out;
   },
