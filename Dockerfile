@@ -41,8 +41,9 @@ LABEL org.opencontainers.image.title="agent-janitor" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.base.name="docker.io/library/node:24.21.0-bookworm-slim"
-# git (and git-lfs) are run against the owners' repositories. tini, as PID 1, hands a stop signal
-# to agent-janitor (serve then finishes the pass under way) and reaps what is left.
+# git (and git-lfs) are run against the owners' repositories. tini hands a stop signal to
+# agent-janitor (serve then finishes the pass under way) and reaps what is left; with -s it does
+# so as a subreaper too where it is not PID 1 (--pid=host, hostPID pods).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git git-lfs tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
@@ -56,11 +57,13 @@ COPY --from=prod-deps /opt/agent-janitor/node_modules/ node_modules/
 COPY --from=build /src/dist/ dist/
 COPY deploy/docker/healthcheck.mjs ./
 RUN ln -s /opt/agent-janitor/dist/cli.js /usr/local/bin/agent-janitor
-ENV NODE_ENV=production
+# HOME is the tool's own folder whatever the user: run as root with the host's /root mounted, git
+# and node still read no configuration of the host's root.
+ENV NODE_ENV=production HOME=/var/lib/agent-janitor
 USER 10001:10001
 EXPOSE 9464
 # Meaningful for `serve` only (a `run` container ends long before the start period does).
 HEALTHCHECK --interval=60s --timeout=10s --start-period=5m --retries=3 \
   CMD ["node", "/opt/agent-janitor/healthcheck.mjs"]
-ENTRYPOINT ["/usr/bin/tini", "--", "agent-janitor"]
+ENTRYPOINT ["/usr/bin/tini", "-s", "--", "agent-janitor"]
 CMD ["--help"]

@@ -62,7 +62,7 @@ describe('Dockerfile', () => {
     expect(runtime.instructions.some((i) => i.keyword === 'RUN' && i.args.includes(`useradd --system --uid ${uid} `))).toBe(true);
     const entrypoint = execForm(only(runtime, 'ENTRYPOINT').at(-1)?.args ?? '[]');
     expect(entrypoint.at(-1)).toBe('agent-janitor');
-    expect(entrypoint.slice(0, -1)).toEqual(['/usr/bin/tini', '--']);
+    expect(entrypoint.slice(0, -1)).toEqual(['/usr/bin/tini', '-s', '--']);
     expect(packages).toContain('tini');
   });
 
