@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { removeTree } from '../../src/safety/remove.js';
 
 const made: string[] = [];
 
-/** A fresh temp folder, removed after the test (even one left read-only or with odd modes). */
+/** A fresh temp folder, removed after the test (deep trees and odd modes included). */
 export function tempDir(prefix = 'aj-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   made.push(dir);
@@ -13,5 +14,6 @@ export function tempDir(prefix = 'aj-test-'): string {
 }
 
 afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  // The tool's own remover: Node's recursive rm overflows its stack on a tree thousands deep.
+  for (const dir of made.splice(0)) removeTree(dir);
 });

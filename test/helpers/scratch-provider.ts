@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { readdirSync, existsSync } from 'node:fs';
+import pino from 'pino';
+import { loadConfig } from '../../src/config/load.js';
+import { runPass, type PassResult } from '../../src/core/pass.js';
+import type { Candidate, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
+import { quarantinedName } from '../../src/safety/quarantine.js';
+
+/**
+ * A real provider for testing the core alone: every direct child of `root` is a candidate whose
+ * owner judgement comes from `judgements` (by name), `delete` by default.
+ */
+export function scratchProvider(options: {
+  root: string;
+  judgements?: Record<string, OwnerJudgement>;
+  name?: ProviderName;
+  failWith?: string;
+}): Provider {
+  const name = options.name ?? 'watchfire';
+  return {
+    name,
+    async gather() {
+      if (!existsSync(options.root)) return { roots: [], candidates: [] };
+      const candidates: Candidate[] = [];
+      for (const entry of readdirSync(options.root)) {
+        const full = path.join(options.root, entry);
+        if (quarantinedName(entry) !== null) {
+          candidates.push({ provider: name, kind: 'quarantine', path: full, root: options.root,
+            judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: 'a quarantine left by an earlier pass' } });
+          continue;
+        }
+        const judgement = options.failWith
+          ? { decision: 'refused' as const, reason: 'source-unreadable', detail: options.failWith }
+          : (options.judgements?.[entry] ?? { decision: 'delete' as const, reason: 'test-dead', detail: `${entry} is dead by the test's record` });
+        candidates.push({ provider: name, kind: 'session-home', path: full, root: options.root, judgement });
+      }
+      return {
+        roots: [{ provider: name, root: options.root, ok: !options.failWith, ...(options.failWith ? { error: options.failWith } : {}) }],
+        candidates,
+      };
+    },
+  };
+}
+
+export async function scratchPass(options: {
+  provider: Provider;
+  reportDir: string;
+  reportOnly?: boolean;
+  minAge?: string;
+  processCheck?: 'auto' | 'required' | 'off';
+  procRoot?: string;
+  clock?: () => Date;
+}): Promise<PassResult> {
+  const config = await loadConfig({
+    env: { HOME: options.reportDir },
+    overrides: { reportDir: options.reportDir, minAge: options.minAge ?? '1h' },
+  });
+  config.processCheck = options.processCheck ?? 'auto';
+  return runPass({
+    config,
+    providers: [options.provider],
+    reportOnly: options.reportOnly ?? false,
+    log: pino({ level: 'silent' }),
+    env: {},
+    clock: options.clock,
+    procRoot: options.procRoot,
+  });
+}
