@@ -139,7 +139,8 @@ describe('the pods that delete (k8s/base)', () => {
   });
 
   it('the Namespace admits these pods (privileged Pod Security level)', () => {
-    expect(find(base, 'Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('privileged');
+    const labels = find(base, 'Namespace').metadata.labels as Record<string, string>;
+    expect(labels['pod-security.kubernetes.io/enforce']).toBe('privileged');
   });
 });
 
