@@ -28,12 +28,11 @@ export function otherRefs(facts: GitFacts): string[] {
   return facts.containingRefs.filter((ref) => ref !== facts.head.branch);
 }
 
-/** Reads the link of a worktree and, when `withGit` says so, asks git about it. */
-export async function examineWorktree(worktree: string, withGit: (link: WorktreeLink) => boolean = () => true): Promise<WorktreeEvidence> {
+/** Reads the link of a worktree and asks git about it. */
+export async function examineWorktree(worktree: string): Promise<WorktreeEvidence> {
   const linked = await readWorktreeLink(worktree);
   if (!linked.ok) return { path: worktree, state: 'unlinked', problem: linked.problem, detail: linked.detail };
   const { link } = linked;
-  if (!withGit(link)) return { path: worktree, state: 'linked', link, git: null };
   try {
     return { path: worktree, state: 'linked', link, git: await readGitFacts(link) };
   } catch (err) {
@@ -42,12 +41,8 @@ export async function examineWorktree(worktree: string, withGit: (link: Worktree
 }
 
 /** Examines many worktrees, a bounded number at a time. */
-export function examineWorktrees(
-  worktrees: readonly string[],
-  withGit?: (link: WorktreeLink) => boolean,
-  concurrency = GIT_CONCURRENCY,
-): Promise<WorktreeEvidence[]> {
-  return mapLimit(worktrees, concurrency, (worktree) => examineWorktree(worktree, withGit));
+export function examineWorktrees(worktrees: readonly string[], concurrency = GIT_CONCURRENCY): Promise<WorktreeEvidence[]> {
+  return mapLimit(worktrees, concurrency, (worktree) => examineWorktree(worktree));
 }
 
 export async function readGitFacts(link: WorktreeLink): Promise<GitFacts> {

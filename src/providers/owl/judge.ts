@@ -101,7 +101,7 @@ export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvi
   return {
     decision: 'delete',
     reason,
-    detail: `${owner}; the worktree is clean and ${head} is held by ${git.containingRefs.slice(0, 2).join(', ') || 'no commit at all'}${kept}`,
+    detail: `${owner}; the worktree is clean and ${git.head.commit === null ? 'its branch has no commit yet' : `${head} is held by ${git.containingRefs.slice(0, 2).join(', ')}`}${kept}`,
   };
 }
 
