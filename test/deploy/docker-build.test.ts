@@ -96,7 +96,7 @@ function aptPackages(stage: Stage): string[] {
   return only(stage, 'RUN').flatMap((i) => /apt-get install -y --no-install-recommends ([^&]+)/.exec(i.args)?.[1]?.trim().split(' ') ?? []);
 }
 
-// Two full `npm ci` runs (one compiling better-sqlite3 from source where no prebuilt binary can be
+// Two full `npm ci` runs (each compiling better-sqlite3 from source where no prebuilt binary can be
 // fetched) take minutes on this project's 2-core machines: CI runs these, a developer opts in.
 const performSteps = process.env.CI === 'true' || process.env.AGENT_JANITOR_IMAGE_STEPS === '1';
 
@@ -236,8 +236,7 @@ function performStage(stage: Stage, context: string, work: string, roots: Map<st
 
 function performRun(command: string, cwd: string, root: string, env: Record<string, string>): void {
   if (/^npm (ci|run build)\b/.test(command)) {
-    // JOBS only lets node-gyp use both cores when better-sqlite3 is compiled; the step is unchanged.
-    const result = spawnSync('bash', ['-c', command], { cwd, env: { ...process.env, ...env, JOBS: 'max' }, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const result = spawnSync('bash', ['-c', command], { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
     if (result.status !== 0) throw new Error(`RUN ${command} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
     return;
   }
