@@ -6,6 +6,7 @@ import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
+import { createTreeCache } from '../safety/walk.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { appendAudit, writeReport } from '../outputs/report-files.js';
 import { computeTotals } from '../outputs/totals.js';
@@ -51,9 +52,10 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
 
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
+  const measure = createTreeCache();
   for (const provider of selectProviders(options)) {
     try {
-      const gathered = await provider.gather({ config, homes, now: started, log: log.child({ provider: provider.name }), env: options.env });
+      const gathered = await provider.gather({ config, homes, now: started, log: log.child({ provider: provider.name }), env: options.env, measure });
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
     } catch (err) {
@@ -70,7 +72,7 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
   const items: ReportItem[] = [];
   const deletions: PlannedDeletion[] = [];
   for (const candidate of candidates) {
-    const facts = await inspectCandidate(candidate, processes);
+    const facts = await inspectCandidate(candidate, processes, measure);
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
     const item: ReportItem = {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
+import type { TreeFacts } from '../safety/walk.js';
 
 export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees';
 export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees'];
@@ -75,6 +76,8 @@ export interface GatherContext {
   log: Logger;
   /** The environment of this process (XDG variables apply to the current user's own home). */
   env: NodeJS.ProcessEnv;
+  /** One walk of a folder (size, newest write), shared with the safety engine for this pass. */
+  measure: (root: string) => TreeFacts;
 }
 
 export interface Provider {
@@ -101,6 +104,8 @@ export interface SafetyFacts {
   bytes: number;
   /** Newest mtime (ms) of the folder and anything inside it, or null when the folder is gone. */
   newestWriteMs: number | null;
+  /** Newest write of anything but a folder (the age of a half-deleted quarantine). */
+  newestFileWriteMs: number | null;
   /** Pids with a working directory, root, open file or mapping inside. */
   processesInside: number[];
   /** Why the walk could not finish (EACCES somewhere), if it could not. */

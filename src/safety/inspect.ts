@@ -4,14 +4,18 @@ import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
 import { realpath } from './fs.js';
 import { processesInside, type ProcessTable } from './processes.js';
-import { measureTree } from './walk.js';
+import { measureTree, type TreeFacts } from './walk.js';
 
 export interface InspectedFacts extends SafetyFacts {
   path: PathFacts;
 }
 
 /** Gathers the safety facts of one candidate's folder: rule 2's path checks, one walk, the processes inside. */
-export async function inspectCandidate(candidate: Candidate, processes: ProcessTable | null): Promise<InspectedFacts | null> {
+export async function inspectCandidate(
+  candidate: Candidate,
+  processes: ProcessTable | null,
+  measure: (root: string) => TreeFacts = measureTree,
+): Promise<InspectedFacts | null> {
   if (candidate.path === null) return null;
   const target = path.resolve(candidate.path);
   const pathFacts = await inspectPath(candidate.root ?? path.dirname(target), target);
@@ -25,13 +29,15 @@ export async function inspectCandidate(candidate: Candidate, processes: ProcessT
     mountInside: false,
     bytes: 0,
     newestWriteMs: null,
+    newestFileWriteMs: null,
     processesInside: [],
   };
   if (!pathFacts.exists) return facts;
   try {
-    const tree = measureTree(target);
+    const tree = measure(target);
     facts.bytes = tree.bytes;
     facts.newestWriteMs = tree.newestWriteMs;
+    facts.newestFileWriteMs = tree.newestFileWriteMs;
     facts.mountInside = tree.mountInside;
     if (tree.error) facts.walkError = tree.error;
   } catch (err) {
@@ -39,7 +45,7 @@ export async function inspectCandidate(candidate: Candidate, processes: ProcessT
   }
   for (const watched of candidate.alsoWatch ?? []) {
     try {
-      const tree = measureTree(watched);
+      const tree = measure(watched);
       if (facts.newestWriteMs === null || tree.newestWriteMs > facts.newestWriteMs) facts.newestWriteMs = tree.newestWriteMs;
       if (tree.error) facts.walkError ??= tree.error;
     } catch {

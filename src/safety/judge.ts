@@ -27,7 +27,7 @@ export function judge(
   nowMs: number,
 ): Judgement {
   if (facts && facts.exists) {
-    const life = signsOfLife(facts, liveness, policy, nowMs);
+    const life = signsOfLife(candidate, facts, liveness, policy, nowMs);
     if (life) return life;
   }
   const owner = candidate.judgement;
@@ -39,7 +39,7 @@ export function judge(
   return { verdict: 'delete', reason: owner.reason, detail: owner.detail };
 }
 
-function signsOfLife(facts: SafetyFacts, liveness: Liveness, policy: SafetyPolicy, nowMs: number): Judgement | null {
+function signsOfLife(candidate: Candidate, facts: SafetyFacts, liveness: Liveness, policy: SafetyPolicy, nowMs: number): Judgement | null {
   if (policy.processCheck !== 'off' && liveness.visible && facts.processesInside.length > 0) {
     const pids = facts.processesInside.slice(0, 5).join(', ');
     const more = facts.processesInside.length > 5 ? ` and ${facts.processesInside.length - 5} more` : '';
@@ -49,11 +49,13 @@ function signsOfLife(facts: SafetyFacts, liveness: Liveness, policy: SafetyPolic
       detail: `process ${pids}${more} has its working directory, root, an open file or a mapping inside`,
     };
   }
-  if (facts.newestWriteMs !== null && nowMs - facts.newestWriteMs < policy.minAgeMs) {
+  // An interrupted delete refreshed the folders of a quarantine, not its files: age it by those.
+  const newest = candidate.kind === 'quarantine' ? facts.newestFileWriteMs : facts.newestWriteMs;
+  if (newest !== null && nowMs - newest < policy.minAgeMs) {
     return {
       verdict: 'refused',
       reason: 'too-recent',
-      detail: `newest write inside is from ${new Date(facts.newestWriteMs).toISOString()}, younger than minAge ${formatDuration(policy.minAgeMs)}`,
+      detail: `newest write inside is from ${new Date(newest).toISOString()}, younger than minAge ${formatDuration(policy.minAgeMs)}`,
     };
   }
   return null;

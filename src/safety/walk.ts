@@ -8,6 +8,11 @@ export interface TreeFacts {
   bytes: number;
   /** Newest mtime (ms) of the folder and every entry under it. */
   newestWriteMs: number;
+  /**
+   * Newest mtime of the entries that are not folders, or null when there are none. A delete
+   * refreshes the mtime of every folder it empties, so a half-deleted quarantine is aged by this.
+   */
+  newestFileWriteMs: number | null;
   entries: number;
   /** A folder on another filesystem below the root (not descended into). */
   mountInside: boolean;
@@ -24,7 +29,13 @@ type Pending = Array<[name: string, stats: Stats]>;
  */
 export function measureTree(root: string): TreeFacts {
   const top = lstatSync(root);
-  const facts: TreeFacts = { bytes: top.isDirectory() ? 0 : top.size, newestWriteMs: top.mtimeMs, entries: 0, mountInside: false };
+  const facts: TreeFacts = {
+    bytes: top.isDirectory() ? 0 : top.size,
+    newestWriteMs: top.mtimeMs,
+    newestFileWriteMs: top.isDirectory() ? null : top.mtimeMs,
+    entries: 0,
+    mountInside: false,
+  };
   if (!top.isDirectory()) return facts;
   const cursor = new CwdCursor(root);
   try {
@@ -75,9 +86,27 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending 
     }
     facts.entries += 1;
     if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;
-    if (!stats.isDirectory()) facts.bytes += stats.size;
-    else if (stats.dev !== device) facts.mountInside = true;
+    if (!stats.isDirectory()) {
+      facts.bytes += stats.size;
+      if (facts.newestFileWriteMs === null || stats.mtimeMs > facts.newestFileWriteMs) facts.newestFileWriteMs = stats.mtimeMs;
+    } else if (stats.dev !== device) facts.mountInside = true;
     else folders.push([name, stats]);
   }
   return folders;
+}
+
+/**
+ * Memoizes walks for one pass, so a provider that needs a folder's age to judge it and the safety
+ * engine that inspects it share one walk.
+ */
+export function createTreeCache(): (root: string) => TreeFacts {
+  const cache = new Map<string, TreeFacts>();
+  return (root: string) => {
+    let facts = cache.get(root);
+    if (!facts) {
+      facts = measureTree(root);
+      cache.set(root, facts);
+    }
+    return facts;
+  };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -118,23 +118,35 @@ describe('watchfire: passes', () => {
     expectOnlyRemoved(m, before, snapshot(m), doomed);
   });
 
-  it('finishes a half-deleted quarantine once its last write is older than minAge', async () => {
+  it('finishes a half-deleted quarantine at the next pass, aged by its files rather than its emptied folders', async () => {
     const { m, all } = mixedMachine();
     const victim = all[1] as string;
     const before = snapshot(m);
     const quarantine = path.join(path.dirname(victim), quarantineName(path.basename(victim)));
     renameSync(victim, quarantine);
-    // The killed delete had emptied one folder: that folder's mtime is now.
+    // The killed delete had emptied one folder: that folder's mtime is now, its files were old.
     rmSync(path.join(quarantine, 'sessions', '2026', '11', '28'), { recursive: true });
+
+    const next = await passOver(m);
+    expect(itemAt(next.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    const doomed = [victim, ...all.slice(2).filter((p) => itemAt(next.report, p).verdict === 'deleted')];
+    expectOnlyRemoved(m, before, snapshot(m), doomed);
+  });
+
+  it('still refuses a quarantine that something wrote a fresh file into', async () => {
+    const { m, all } = mixedMachine();
+    const victim = all[1] as string;
+    const quarantine = path.join(path.dirname(victim), quarantineName(path.basename(victim)));
+    renameSync(victim, quarantine);
+    writeFileSync(path.join(quarantine, 'written-after-the-rename.txt'), 'fresh');
 
     const soon = await passOver(m);
     expect(itemAt(soon.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'refused', reason: 'too-recent' });
+    expect(readFileSync(path.join(quarantine, 'written-after-the-rename.txt'), 'utf8')).toBe('fresh');
 
     const later = await passOver(m, { clock: () => new Date(Date.now() + 2 * 3_600_000) });
-    expect(itemAt(later.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
-    const deletedBy = (report: typeof soon.report, p: string) => report.items.some((item) => item.path === p && item.verdict === 'deleted');
-    const doomed = [victim, ...all.slice(2).filter((p) => deletedBy(soon.report, p) || deletedBy(later.report, p))];
-    expectOnlyRemoved(m, before, snapshot(m), doomed);
+    expect(itemAt(later.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted' });
+    expect(existsSync(quarantine)).toBe(false);
   });
 
   it('finishes the quarantine of a real CLI pass killed right after its rename', async () => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { lstatOrNull, readdirOrEmpty, readdirSync } from '../../safety/fs.js';
 import { quarantinedName } from '../../safety/quarantine.js';
-import { measureTree } from '../../safety/walk.js';
+import { measureTree, type TreeFacts } from '../../safety/walk.js';
 
 /** What one entry of a `*-home/` folder is, as seen on disk (no judgement yet). */
 export interface HomeEvidence {
@@ -51,7 +51,10 @@ const INSTALLED_FILE_FOLDERS = new Set(['', 'config']);
  * Looks at one home: its newest write (with the core's walk, which never follows a link) and
  * whether it holds anything beyond what Watchfire installs at a start.
  */
-export async function examineHome(home: { path: string; name: string; type: 'directory' | 'symlink' }): Promise<HomeEvidence> {
+export async function examineHome(
+  home: { path: string; name: string; type: 'directory' | 'symlink' },
+  measure: (root: string) => TreeFacts = measureTree,
+): Promise<HomeEvidence> {
   const evidence: HomeEvidence = {
     path: home.path,
     name: home.name,
@@ -66,7 +69,7 @@ export async function examineHome(home: { path: string; name: string; type: 'dir
     return evidence;
   }
   try {
-    const tree = measureTree(home.path);
+    const tree = measure(home.path);
     if (tree.error) evidence.unreadable = tree.error;
     else evidence.newestWriteMs = tree.newestWriteMs;
   } catch (err) {

@@ -72,7 +72,7 @@ async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering |
   ctx.log.debug({ root, daemon: world.daemon, projects: world.projects.length, agents: world.agents?.length ?? null }, 'Watchfire root read');
   const now = ctx.now.getTime();
   for (const home of homes) {
-    const evidence = await examineHome(home);
+    const evidence = await examineHome(home, ctx.measure);
     candidates.push(candidate('session-home', home.path, judgeHome(evidence, world, now)));
   }
   return { roots: [{ provider: 'watchfire', root, ok: true }], candidates };
