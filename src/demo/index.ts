@@ -1,6 +1,7 @@
 import { watchfireSandbox } from '../providers/watchfire/demo.js';
 import { owlSandbox } from '../providers/owl/demo.js';
 import { worktreesSandbox } from '../providers/worktrees/demo.js';
+import { kiloSandbox } from '../providers/kilo/demo.js';
 /**
  * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
  * state its rule distinguishes, under `home` (and anywhere else inside `root`).
@@ -28,6 +29,7 @@ export interface SandboxExtras {
 export function sandboxBuilders(): SandboxBuilder[] {
   return [
     watchfireSandbox,
+    kiloSandbox,
     owlSandbox,
     worktreesSandbox,
   ];
