@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { Candidate, Liveness, SafetyFacts } from '../../src/core/types.js';
+import { judge, type SafetyPolicy } from '../../src/safety/judge.js';
+
+const NOW = Date.parse('2026-11-30T06:00:00Z');
+const HOUR = 3_600_000;
+
+const dead: Candidate = {
+  provider: 'watchfire', kind: 'session-home', path: '/h/.watchfire/codex-home/p:chat', root: '/h/.watchfire',
+  judgement: { decision: 'delete', reason: 'project-deleted', detail: 'no such project' },
+};
+const healthy: SafetyFacts = {
+  exists: true, isRealDirectory: true, contained: true, symlinkInPath: false, sameFilesystemAsParent: true,
+  mountInside: false, bytes: 10, newestWriteMs: NOW - 5 * HOUR, newestFileWriteMs: NOW - 5 * HOUR, processesInside: [],
+};
+const seen: Liveness = { visible: true, inspected: 10, uninspectable: 0 };
+const deleting: SafetyPolicy = { minAgeMs: HOUR, processCheck: 'auto', mode: 'delete' };
+
+describe('judge', () => {
+  it('passes a proven-dead, healthy item to the executor, or to would-delete in report-only', () => {
+    expect(judge(dead, healthy, seen, deleting, NOW)).toEqual({ verdict: 'delete', reason: 'project-deleted', detail: 'no such project' });
+    expect(judge(dead, healthy, seen, { ...deleting, mode: 'report-only' }, NOW).verdict).toBe('would-delete');
+  });
+
+  it('puts signs of life before the owner: in-use, then too-recent, even for kept items', () => {
+    const busy = { ...healthy, processesInside: [11, 12, 13, 14, 15, 16, 17] };
+    const inUse = judge(dead, busy, seen, deleting, NOW);
+    expect(inUse).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(inUse.detail).toContain('11, 12, 13, 14, 15 and 2 more');
+    const young = { ...healthy, newestWriteMs: NOW - HOUR + 1 };
+    expect(judge(dead, young, seen, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'too-recent' });
+    expect(judge(dead, { ...healthy, newestWriteMs: NOW - HOUR }, seen, deleting, NOW).verdict).toBe('delete');
+    const kept: Candidate = { ...dead, judgement: { decision: 'kept', reason: 'session-running', detail: 'running' } };
+    expect(judge(kept, young, seen, deleting, NOW).reason).toBe('too-recent');
+    expect(judge(kept, healthy, seen, deleting, NOW)).toEqual({ verdict: 'kept', reason: 'session-running', detail: 'running' });
+  });
+
+  it('ignores processes when processCheck is off', () => {
+    const busy = { ...healthy, processesInside: [11] };
+    expect(judge(dead, busy, seen, { ...deleting, processCheck: 'off' }, NOW).verdict).toBe('delete');
+  });
+
+  it('ages a quarantine by its files, not by the folders a killed delete emptied', () => {
+    const quarantine: Candidate = { ...dead, kind: 'quarantine' };
+    const halfDeleted = { ...healthy, newestWriteMs: NOW - 1000, newestFileWriteMs: NOW - 5 * HOUR };
+    expect(judge(quarantine, halfDeleted, seen, deleting, NOW).verdict).toBe('delete');
+    expect(judge(dead, halfDeleted, seen, deleting, NOW).reason).toBe('too-recent');
+    const freshFile = { ...halfDeleted, newestFileWriteMs: NOW - 1000 };
+    expect(judge(quarantine, freshFile, seen, deleting, NOW).reason).toBe('too-recent');
+  });
+
+  it('guards the delete itself: each unsafe path has its own reason', () => {
+    const cases: Array<[Partial<SafetyFacts>, string]> = [
+      [{ isRealDirectory: false }, 'symlink'],
+      [{ symlinkInPath: true, contained: false }, 'symlink-in-path'],
+      [{ contained: false }, 'outside-root'],
+      [{ sameFilesystemAsParent: false }, 'mount-point'],
+      [{ mountInside: true }, 'mount-inside'],
+      [{ walkError: 'cannot read /x: EACCES' }, 'unreadable'],
+    ];
+    for (const [change, reason] of cases) {
+      expect(judge(dead, { ...healthy, ...change }, seen, deleting, NOW)).toMatchObject({ verdict: 'refused', reason });
+    }
+  });
+
+  it('refuses with liveness-unknown where processes are hidden, and under required when any is uninspectable', () => {
+    const hidden: Liveness = { visible: false, inspected: 0, uninspectable: 0, why: 'a PID namespace of its own' };
+    expect(judge(dead, healthy, hidden, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
+    expect(judge(dead, healthy, hidden, { ...deleting, processCheck: 'off' }, NOW).verdict).toBe('delete');
+    const partly: Liveness = { visible: true, inspected: 9, uninspectable: 1 };
+    expect(judge(dead, healthy, partly, deleting, NOW).verdict).toBe('delete');
+    expect(judge(dead, healthy, partly, { ...deleting, processCheck: 'required' }, NOW).reason).toBe('liveness-unknown');
+  });
+
+  it('passes an owner verdict through untouched for items without a folder', () => {
+    const job: Candidate = { ...dead, kind: 'job', path: null, root: null, judgement: { decision: 'unfinished', reason: 'review-overdue', detail: 'review since 9d' } };
+    expect(judge(job, null, seen, deleting, NOW)).toEqual({ verdict: 'unfinished', reason: 'review-overdue', detail: 'review since 9d' });
+  });
+});
