@@ -15,7 +15,7 @@ describe('watchfire demo sandbox', () => {
     const extras = await watchfireSandbox.build({ root, home, old: daysAgo(3) });
     const runDir = path.join(root, 'run');
     mkdirSync(runDir);
-    const config = { homes: [home], minAge: '1h', ...extras.config };
+    const config = { homes: [home], minAge: '1h', ...(extras ? extras.config : {}) };
     const before = inventory(root, { exclude: [runDir] });
 
     const dry = await pass({ dir: runDir, config, reportOnly: true, only: ['watchfire'] });
