@@ -53,7 +53,7 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
   const measure = createTreeCache();
-  for (const provider of selectProviders(options)) {
+  for (const provider of selectProviders(options.providers, config, options.only)) {
     try {
       const gathered = await provider.gather({ config, homes, now: started, log: log.child({ provider: provider.name }), env: options.env, measure });
       roots.push(...gathered.roots);
@@ -112,10 +112,15 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
   return { report, exitCode: failed ? 1 : 0 };
 }
 
-function selectProviders(options: PassOptions): Provider[] {
-  const enabled = options.providers.filter((provider) => options.config.providers[provider.name].enabled);
-  if (!options.only || options.only.length === 0) return enabled;
-  return enabled.filter((provider) => options.only?.includes(provider.name));
+/** The providers a pass reconciles: enabled in the config and named by --only, when given. */
+export function selectProviders(
+  providers: readonly Provider[],
+  config: EffectiveConfig,
+  only: readonly ProviderName[] | undefined,
+): Provider[] {
+  return providers
+    .filter((provider) => config.providers[provider.name].enabled)
+    .filter((provider) => !only || only.length === 0 || only.includes(provider.name));
 }
 
 function describeLiveness(processes: ProcessTable | null): Liveness {

@@ -1,6 +1,7 @@
 import type { EffectiveConfig } from '../../config/schema.js';
 import type { Provider, ProviderName, Report } from '../../core/types.js';
 import { errorMessage } from '../../core/errors.js';
+import { selectProviders } from '../../core/pass.js';
 
 /**
  * What one pass left behind for the metrics: its report, or, when the pass threw before it could
@@ -18,16 +19,13 @@ export interface PassOutcome {
   error?: string;
 }
 
-/** The providers a pass reconciles: enabled in the config and named by --only, when given. */
+/** The names of the providers a pass reconciles. */
 export function selectedProviderNames(
   providers: readonly Provider[],
   config: EffectiveConfig,
   only: readonly ProviderName[] | undefined,
 ): ProviderName[] {
-  return providers
-    .filter((provider) => config.providers[provider.name].enabled)
-    .filter((provider) => !only || only.length === 0 || only.includes(provider.name))
-    .map((provider) => provider.name);
+  return selectProviders(providers, config, only).map((provider) => provider.name);
 }
 
 export function outcomeOfReport(report: Report, exitCode: 0 | 1, providers: ProviderName[]): PassOutcome {
