@@ -4,6 +4,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { kiloLocations } from '../../src/providers/kilo/layout.js';
+import { measureTree } from '../../src/safety/walk.js';
 import { itemAt } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
 import { addKiloWorktree, git, lockDirOf, makeKiloDb, makeSnapshot, removeKiloWorktree, writeKiloLock } from './fixtures.js';
@@ -15,7 +16,7 @@ async function locationsFor(config: Record<string, unknown>, homes: string[], en
   const { writeFileSync } = await import('node:fs');
   writeFileSync(file, JSON.stringify(config));
   const loaded = await loadConfig({ file, env });
-  return kiloLocations({ config: loaded, homes, now: new Date(), log: pino({ level: 'silent' }), env });
+  return kiloLocations({ config: loaded, homes, now: new Date(), log: pino({ level: 'silent' }), env, measure: measureTree });
 }
 
 describe('where kilo and opencode keep their data', () => {
