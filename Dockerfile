@@ -24,14 +24,13 @@ COPY src/ src/
 RUN npm run build
 
 # ---- prod-deps: production dependencies only, in a stage of their own ---------------------------
-# Its compiler and caches stay behind; only node_modules is copied on.
+# Installed without their install scripts: the one native addon (better-sqlite3) is the one the
+# build stage compiled for this very base image, so it is compiled once, not twice.
 FROM ${NODE_IMAGE} AS prod-deps
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 WORKDIR /opt/agent-janitor
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY --from=build /src/node_modules/better-sqlite3/build/Release/better_sqlite3.node node_modules/better-sqlite3/build/Release/
 
 # ---- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
