@@ -52,7 +52,9 @@ function rank(entry: PlannedDeletion): number {
 async function applyOne(entry: PlannedDeletion, log: Logger): Promise<void> {
   const { candidate, facts } = entry;
   if (candidate.path === null) throw new Error('an item without a folder cannot be deleted');
-  const owner: Owner | null = facts ? deleteIdentity(facts.path.parentUid, facts.path.parentGid) : null;
+  const owner: Owner | null = facts
+    ? deleteIdentity({ uid: facts.path.parentUid, gid: facts.path.parentGid, mode: facts.path.parentMode }, { uid: facts.path.uid, gid: facts.path.gid })
+    : null;
   const removal = candidate.removal ?? { type: 'tree' };
   if (removal.type === 'tree') {
     if (facts) assertUnchanged(candidate.path, facts);

@@ -24,6 +24,8 @@ export interface PathFacts {
   gid: number;
   parentUid: number;
   parentGid: number;
+  /** The parent's mode bits (the sticky bit decides who may remove an entry). */
+  parentMode: number;
   /** Identity of the target when inspected, to notice it being swapped before the delete. */
   dev: number;
   ino: number;
@@ -44,6 +46,7 @@ export async function inspectPath(root: string, target: string): Promise<PathFac
     gid: -1,
     parentUid: -1,
     parentGid: -1,
+    parentMode: 0,
     dev: -1,
     ino: -1,
   };
@@ -90,6 +93,7 @@ export async function inspectPath(root: string, target: string): Promise<PathFac
     facts.sameFilesystemAsParent = parentStats.dev === own.dev;
     facts.parentUid = parentStats.uid;
     facts.parentGid = parentStats.gid;
+    facts.parentMode = parentStats.mode;
   }
   return facts;
 }

@@ -3,14 +3,25 @@ export interface Owner {
   gid: number;
 }
 
+const STICKY = 0o1000;
+
+interface Ownership {
+  uid: number;
+  gid: number;
+}
+
 /**
- * The identity a delete runs as: the owner of the folder it happens in when we are root (so a link
- * planted by that user can never make us remove what the user could not), else ourselves.
+ * The identity a delete runs as when we are root: whoever may remove the entry from its folder, so
+ * a link planted by that user can never make us remove what the user could not. That is the
+ * folder's owner; in a sticky folder of root's (/tmp, /var/tmp) it is the entry's own owner. Null
+ * means "as we are" (not root, or the one who may remove it is root).
  */
-export function deleteIdentity(folderUid: number, folderGid: number): Owner | null {
+export function deleteIdentity(parent: Ownership & { mode: number }, entry: Ownership): Owner | null {
   if (process.geteuid?.() !== 0) return null;
-  if (folderUid === 0) return null;
-  return { uid: folderUid, gid: folderGid };
+  const sticky = (parent.mode & STICKY) !== 0;
+  const who = sticky && parent.uid === 0 ? entry : parent;
+  if (who.uid === 0) return null;
+  return { uid: who.uid, gid: who.gid };
 }
 
 /**

@@ -236,4 +236,23 @@ describe('a reconcile pass', () => {
     expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe('only root may delete this');
     expect(process.geteuid?.()).toBe(0);
   });
+
+  it('in a sticky folder of root\'s, like /tmp, deletes as the entry\'s owner', async () => {
+    if (process.getuid?.() !== 0) return;
+    const base = tempDir();
+    chmodSync(base, 0o755);
+    const root = path.join(base, 'tmp');
+    mkdirSync(root);
+    chmodSync(root, 0o1777);
+    put(path.join(root, 'users-scratch', 'mine.txt'), 'the user may delete this');
+    put(path.join(root, 'users-trap', 'roots-dir', 'roots-file.txt'), 'only root may delete this');
+    backdate(root, daysAgo(3));
+    for (const p of [path.join(root, 'users-scratch'), path.join(root, 'users-scratch', 'mine.txt'), path.join(root, 'users-trap')]) chownSync(p, 4242, 4242);
+    const { report } = await scratchPass({ provider: scratchProvider({ root }), reportDir: path.join(base, 'report') });
+    expect(itemAt(report, path.join(root, 'users-scratch')).verdict).toBe('deleted');
+    // Run as root this would have gone; run as its owner, root's file inside survives.
+    expect(itemAt(report, path.join(root, 'users-trap')).verdict).toBe('failed');
+    const quarantined = readdirSync(root).find((name) => name.startsWith('.users-trap.cleanup-')) as string;
+    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe('only root may delete this');
+  });
 });
