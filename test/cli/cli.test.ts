@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli } from '../helpers/cli.js';
-import { waitFor } from '../helpers/processes.js';
+import { holdRunLock } from '../helpers/lock-holder.js';
 import { tempDir } from '../helpers/temp.js';
 
 function emptyWorld() {
@@ -65,12 +64,8 @@ describe('the command line', () => {
 
   it('exits 75 at once with one line on stderr and nothing on stdout while another pass holds the lock', async () => {
     const w = emptyWorld();
-    const script = `import('${path.resolve('dist/safety/run-lock.js')}').then(async (m) => { await m.acquireRunLock(${JSON.stringify(w.reportDir)}); process.stdout.write('held\\n'); setInterval(() => {}, 1000); })`;
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let held = false;
-    holder.stdout.on('data', () => (held = true));
+    const holder = await holdRunLock(w.reportDir);
     try {
-      await waitFor(() => held);
       const started = Date.now();
       const result = await runCli(['run', '--home', w.home, '--report-dir', w.reportDir]);
       expect(result.code).toBe(75);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,8 +5,9 @@ import { stringify } from 'yaml';
 import type { Report } from '../../src/core/types.js';
 import { sandboxBuilders } from '../../src/demo/index.js';
 import { allProviders } from '../../src/providers/index.js';
-import { CLI, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
+import { holdRunLock } from '../helpers/lock-holder.js';
 import { tempDir } from '../helpers/temp.js';
 import { type Sample, parseExposition, scrape } from './exposition.js';
 import { promtool, startNodeExporter, startPushgateway } from './servers.js';
@@ -150,17 +150,8 @@ describe('run --metrics-file when the pass cannot run', () => {
   it('a pass that finds the run lock held exits 75 and writes no metrics: the pass that holds it will', async () => {
     const dir = tempDir('aj-metrics-lock-');
     const reportDir = path.join(dir, 'report');
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', [
-      `import { acquireRunLock } from ${JSON.stringify(path.join(path.dirname(CLI), 'safety', 'run-lock.js'))};`,
-      `await acquireRunLock(${JSON.stringify(reportDir)});`,
-      'console.log("locked");',
-      'setInterval(() => {}, 60_000);',
-    ].join('\n')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = await holdRunLock(reportDir);
     try {
-      await new Promise<void>((resolve, reject) => {
-        holder.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
-        holder.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
-      });
       const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
       const result = await runCli(['run', '--home', path.join(dir, 'home'), '--report-dir', reportDir, '--metrics-file', textfile]);
       expect(result.code).toBe(75);

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { waitFor } from '../helpers/processes.js';
-import { CLI } from '../helpers/cli.js';
+import { holdRunLock } from '../helpers/lock-holder.js';
 import { parseExposition, valueOf } from '../metrics/exposition.js';
 import { bytesOf, KILO_ITEMS, WATCHFIRE_ITEMS } from '../metrics/fixture.js';
 import {
@@ -127,17 +126,8 @@ describe('serve: schedule', () => {
 
   it('a pass that finds the run lock held by another process counts as skipped, not failed', async () => {
     const scene = serveScene();
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', [
-      `import { acquireRunLock } from ${JSON.stringify(path.join(path.dirname(CLI), 'safety', 'run-lock.js'))};`,
-      `await acquireRunLock(${JSON.stringify(scene.reportDir)});`,
-      'console.log("locked");',
-      'setInterval(() => {}, 60_000);',
-    ].join('\n')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = await holdRunLock(scene.reportDir);
     try {
-      await new Promise<void>((resolve, reject) => {
-        holder.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
-        holder.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
-      });
       const before = inventory(scene.home);
       const { serve, url } = await serveInProcess(scene, YEARLY, sceneProviders(scene));
       await waitFor(async () => valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'skipped' }) === 1);
