@@ -96,8 +96,8 @@ function aptPackages(stage: Stage): string[] {
   return only(stage, 'RUN').flatMap((i) => /apt-get install -y --no-install-recommends ([^&]+)/.exec(i.args)?.[1]?.trim().split(' ') ?? []);
 }
 
-// Two full `npm ci` runs (each compiling better-sqlite3 from source where no prebuilt binary can be
-// fetched) take minutes on this project's 2-core machines: CI runs these, a developer opts in.
+// Two `npm ci` runs, one compiling better-sqlite3 from source (no prebuilt binary can be fetched),
+// take minutes on this project's 2-core machines: CI runs these, a developer opts in.
 const performSteps = process.env.CI === 'true' || process.env.AGENT_JANITOR_IMAGE_STEPS === '1';
 
 describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean clone', () => {
