@@ -8,7 +8,7 @@ export function renderSummary(report: Report, reportDir: string): string {
     report.mode === 'delete'
       ? `agent-janitor: reclaimed ${formatBytes(t.reclaimedBytes)} (${t.deleted} deleted)`
       : `agent-janitor (report only): ${t.wouldDelete} would be deleted`,
-    `  kept ${t.kept}, refused ${t.refused}, unfinished ${t.unfinished}, failed ${t.failed}`,
+    `  kept ${t.kept}, refused ${t.refused}${byReason(report, 'refused')}, unfinished ${t.unfinished}${byReason(report, 'unfinished')}, failed ${t.failed}`,
   ];
   for (const provider of report.providers.filter((p) => !p.ok)) {
     lines.push(`  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`);
@@ -18,4 +18,13 @@ export function renderSummary(report: Report, reportDir: string): string {
   if (unfinished.length > 10) lines.push(`  … and ${unfinished.length - 10} more unfinished`);
   lines.push(`  report: ${reportDir}/report.md`);
   return `${lines.join('\n')}\n`;
+}
+
+/** " (in-use 2, symlink 1)": the reasons behind a verdict's count, most frequent first. */
+function byReason(report: Report, verdict: 'refused' | 'unfinished'): string {
+  const counts = new Map<string, number>();
+  for (const item of report.items) if (item.verdict === verdict) counts.set(item.reason, (counts.get(item.reason) ?? 0) + 1);
+  if (counts.size === 0) return '';
+  const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([reason, n]) => `${reason} ${n}`);
+  return ` (${parts.join(', ')})`;
 }

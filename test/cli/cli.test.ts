@@ -107,3 +107,20 @@ describe('the command line', () => {
     expect(parse(env.stdout).minAge).toBe('2h');
   });
 });
+
+describe('the summary', () => {
+  it('says what stopped the refusals and what is unfinished, by reason', async () => {
+    const { renderSummary } = await import('../../src/outputs/summary.js');
+    const item = (verdict: string, reason: string) => ({ provider: 'watchfire', kind: 'session-home', path: `/h/${reason}`, bytes: 1, verdict, reason, detail: '' });
+    const report = {
+      mode: 'delete',
+      providers: [],
+      items: [item('refused', 'in-use'), item('refused', 'symlink'), item('refused', 'in-use'), item('unfinished', 'session-interrupted')],
+      totals: { reclaimedBytes: 2048, deleted: 2, wouldDelete: 0, kept: 0, refused: 3, unfinished: 1, failed: 0 },
+    } as unknown as Parameters<typeof renderSummary>[0];
+    const text = renderSummary(report, '/r');
+    expect(text).toContain('reclaimed 2.0 KiB (2 deleted)');
+    expect(text).toContain('refused 3 (in-use 2, symlink 1), unfinished 1 (session-interrupted 1), failed 0');
+    expect(text).toContain('unfinished: /h/session-interrupted (session-interrupted)');
+  });
+});
