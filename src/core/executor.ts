@@ -17,6 +17,11 @@ export interface ExecuteOptions {
   log: Logger;
   /** Called after each deletion, for the audit log. */
   onDeleted(item: ReportItem): Promise<void>;
+  /**
+   * The pids with anything inside a folder at this moment, asked right before it is deleted;
+   * absent when processes are not checked.
+   */
+  processesInside?: (target: string) => Promise<number[]>;
 }
 
 /**
@@ -29,6 +34,15 @@ export async function executePlan(plan: readonly PlannedDeletion[], options: Exe
   for (const entry of ordered) {
     const { item } = entry;
     try {
+      // Rule 0 again at the last moment: a process may have started inside since the plan.
+      const pids = entry.candidate.path !== null && options.processesInside ? await options.processesInside(entry.candidate.path) : [];
+      if (pids.length > 0) {
+        item.verdict = 'refused';
+        item.reason = 'in-use';
+        item.detail = `process ${pids.slice(0, 5).join(', ')} started inside after it was judged and has its working directory, root, an open file or a mapping there; left alone`;
+        touched.push(item);
+        continue;
+      }
       await applyOne(entry, options.log);
       item.verdict = 'deleted';
       touched.push(item);

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { durationMs } from '../config/duration.js';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
+import { inspectCandidate, processesInsideNow, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
@@ -92,6 +92,7 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
     await executePlan(deletions, {
       log,
       onDeleted: async (item) => appendAudit(config.reportDir, item, clock()),
+      ...(processes?.visible ? { processesInside: (target: string) => processesInsideNow(target, options.procRoot) } : {}),
     });
   }
 

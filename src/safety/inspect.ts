@@ -3,7 +3,7 @@ import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
 import { realpath } from './fs.js';
-import { processesInside, type ProcessTable } from './processes.js';
+import { processesInside, scanProcesses, type ProcessTable } from './processes.js';
 import { measureTree, type TreeFacts } from './walk.js';
 
 export interface InspectedFacts extends SafetyFacts {
@@ -54,6 +54,14 @@ export async function inspectCandidate(
   }
   if (processes) facts.processesInside = await pidsInside(processes, target);
   return facts;
+}
+
+/**
+ * The pids with anything inside `target` right now: a fresh scan of /proc, for the last look
+ * before a delete (a process may have started inside since the pass's one scan).
+ */
+export async function processesInsideNow(target: string, procRoot?: string): Promise<number[]> {
+  return pidsInside(scanProcesses(procRoot), path.resolve(target));
 }
 
 async function pidsInside(processes: ProcessTable, target: string): Promise<number[]> {
