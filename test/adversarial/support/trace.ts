@@ -57,6 +57,31 @@ export async function runKilledAt(point: KillPoint, args: string[], env: NodeJS.
   return { stoppedAt, result: await finished };
 }
 
+/**
+ * Runs a pass that strace holds for `holdMs` at the first matching call, and runs `meddle` while
+ * it is held (the call not yet made, for `enter`); the pass then goes on to its end. Fails when
+ * `meddle` outlasts the hold, since the race would then not be the one meant.
+ */
+export async function runHeldAt(point: KillPoint, holdMs: number, meddle: (held: string) => Promise<void> | void, args: string[], env: NodeJS.ProcessEnv, log: string): Promise<KilledRun> {
+  const filters = point.paths.flatMap((p) => ['-P', p]);
+  const set = point.syscalls.join(',');
+  const child = spawn(
+    'strace',
+    ['-f', '--seccomp-bpf', '-qq', '-e', 'signal=none', '-s', '4096', '-y', '-o', log, '-e', `trace=${set}`, ...filters, '-e', `inject=${set}:delay_${point.at}=${holdMs * 1000}`, process.execPath, CLI, ...args],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  const finished = collect(child, 120_000);
+  let exited = false;
+  void finished.then(() => (exited = true));
+  const stoppedAt = await waitForStop(log, () => exited);
+  if (stoppedAt !== null) {
+    const started = Date.now();
+    await meddle(stoppedAt);
+    if (Date.now() - started > holdMs * 0.8) throw new Error(`meddling took ${Date.now() - started} ms, too close to the ${holdMs} ms hold`);
+  }
+  return { stoppedAt, result: await finished };
+}
+
 function killGroup(child: ChildProcess): void {
   try {
     process.kill(-(child.pid as number), 'SIGKILL');
