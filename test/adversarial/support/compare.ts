@@ -74,16 +74,25 @@ export function expectOnlyTargetsTouched(before: Map<string, Entry>, after: Map<
   for (const [key, entry] of before) {
     if (inside(targets, key) || scratch(key)) continue;
     const now = after.get(key);
-    if (!now) problems.push(`removed: ${key}`);
+    if (!now) {
+      if (!emptiedAdminFolder(before, targets, key)) problems.push(`removed: ${key}`);
+    }
     else if (now.type !== entry.type) problems.push(`type changed: ${key}`);
     else if (entry.type !== 'dir' && JSON.stringify(now) !== JSON.stringify(entry)) problems.push(`changed: ${key}`);
-    else if (entry.type === 'dir' && now.mtimeMs !== entry.mtimeMs && !parents.has(key) && !prunedRefFolder(targets, key)) problems.push(`folder written: ${key}`);
+    else if (entry.type === 'dir' && now.mtimeMs !== entry.mtimeMs && !parents.has(key) && !prunedRefFolder(targets, key) && !emptiedAdminFolder(before, targets, path.join(key, 'worktrees'))) problems.push(`folder written: ${key}`);
   }
   for (const key of after.keys()) {
     if (before.has(key) || quarantineOfTarget(targets, key) || scratch(key)) continue;
     problems.push(`added: ${key}`);
   }
   expect(problems, `${label} touched something outside its targets`).toEqual([]);
+}
+
+/** `git worktree remove` also removes `<common>/worktrees` when the entry it removed was its last. */
+function emptiedAdminFolder(before: Map<string, Entry>, targets: readonly string[], key: string): boolean {
+  if (path.basename(key) !== 'worktrees' || path.basename(path.dirname(key)) !== '.git') return false;
+  const children = [...before.keys()].filter((other) => path.dirname(other) === key);
+  return children.length > 0 && children.every((child) => inside(targets, child));
 }
 
 /** git prunes the ref folders a deleted ref leaves empty; their parents see a new mtime. */
