@@ -1,11 +1,13 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from './errors.js';
 import type { ApplyContext, Candidate, ReportItem } from './types.js';
 import { asOwner, deleteIdentity, type Owner } from '../safety/owner.js';
-import { moveToQuarantine } from '../safety/quarantine.js';
+import { moveToQuarantine, quarantinedName } from '../safety/quarantine.js';
 import { removeTree } from '../safety/remove.js';
-import { lstatOrNullSync } from '../safety/fs.js';
-import type { InspectedFacts } from '../safety/inspect.js';
+import { lstatOrNullSync, renameSync } from '../safety/fs.js';
+import { pidsInside, type InspectedFacts } from '../safety/inspect.js';
+import type { ProcessTable } from '../safety/processes.js';
 
 export interface PlannedDeletion {
   candidate: Candidate;
@@ -18,42 +20,52 @@ export interface ExecuteOptions {
   /** Called after each deletion, for the audit log. */
   onDeleted(item: ReportItem): Promise<void>;
   /**
-   * The pids with anything inside a folder at this moment, asked right before it is deleted;
-   * absent when processes are not checked.
+   * A fresh scan of /proc, taken once after every target is in quarantine and before any is
+   * removed; absent when processes are not checked.
    */
-  processesInside?: (target: string) => Promise<number[]>;
+  rescanProcesses?: () => ProcessTable;
+}
+
+interface Staged extends PlannedDeletion {
+  owner: Owner | null;
+  /** Where the folder is now: its quarantine for a tree removal, else where it was judged. */
+  doomed: string;
 }
 
 /**
- * Carries out the deletions of a plan, quarantines first. Each item is one try: a failure is
+ * Carries out the deletions of a plan in three steps: every tree target is renamed into its
+ * quarantine (quarantines first); one fresh look at /proc; then each is removed, unless a process
+ * got inside after the plan (it is put back and refused). A process cannot wander into a
+ * quarantine by its old path, so one look covers every target. Each item is one try: a failure is
  * logged with its error, counted as `failed`, and the rest go on. Answers what it touched.
  */
 export async function executePlan(plan: readonly PlannedDeletion[], options: ExecuteOptions): Promise<ReportItem[]> {
   const ordered = [...plan].sort((a, b) => rank(a) - rank(b));
   const touched: ReportItem[] = [];
+  const staged: Staged[] = [];
   for (const entry of ordered) {
+    try {
+      staged.push(stage(entry));
+    } catch (err) {
+      touched.push(fail(entry.item, err, options.log));
+    }
+  }
+  const processes = staged.length > 0 ? options.rescanProcesses?.() : undefined;
+  for (const entry of staged) {
     const { item } = entry;
     try {
-      // Rule 0 again at the last moment: a process may have started inside since the plan.
-      const pids = entry.candidate.path !== null && options.processesInside ? await options.processesInside(entry.candidate.path) : [];
+      const pids = processes ? await pidsInside(processes, entry.doomed) : [];
       if (pids.length > 0) {
-        item.verdict = 'refused';
-        item.reason = 'in-use';
-        item.detail = `process ${pids.slice(0, 5).join(', ')} started inside after it was judged and has its working directory, root, an open file or a mapping there; left alone`;
-        touched.push(item);
+        touched.push(refuseLateArrival(entry, pids));
         continue;
       }
-      await applyOne(entry, options.log);
+      await remove(entry, options.log);
       item.verdict = 'deleted';
       touched.push(item);
       await options.onDeleted(item);
       options.log.info({ provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason }, 'deleted');
     } catch (err) {
-      item.verdict = 'failed';
-      item.detail = `deletion failed: ${errorMessage(err)} (was: ${item.detail})`;
-      item.reason = 'delete-failed';
-      options.log.warn({ err, provider: item.provider, path: item.path }, 'deletion failed');
-      touched.push(item);
+      touched.push(fail(item, err, options.log));
     }
   }
   return touched;
@@ -63,24 +75,59 @@ function rank(entry: PlannedDeletion): number {
   return entry.candidate.kind === 'quarantine' ? 0 : 1;
 }
 
-async function applyOne(entry: PlannedDeletion, log: Logger): Promise<void> {
+/** Checks the folder is the one judged and, for a tree removal, renames it into quarantine. */
+function stage(entry: PlannedDeletion): Staged {
   const { candidate, facts } = entry;
   if (candidate.path === null) throw new Error('an item without a folder cannot be deleted');
   const owner: Owner | null = facts
     ? deleteIdentity({ uid: facts.path.parentUid, gid: facts.path.parentGid, mode: facts.path.parentMode }, { uid: facts.path.uid, gid: facts.path.gid })
     : null;
   const removal = candidate.removal ?? { type: 'tree' };
+  if (removal.type !== 'tree' || candidate.kind === 'quarantine') return { ...entry, owner, doomed: candidate.path };
+  if (facts) assertUnchanged(candidate.path, facts);
+  const doomed = asOwner(owner, () => moveToQuarantine(candidate.path as string));
+  return { ...entry, owner, doomed };
+}
+
+async function remove(entry: Staged, log: Logger): Promise<void> {
+  const removal = entry.candidate.removal ?? { type: 'tree' };
   if (removal.type === 'tree') {
-    if (facts) assertUnchanged(candidate.path, facts);
-    removeQuarantined(candidate.path, candidate.kind === 'quarantine', owner);
+    asOwner(entry.owner, () => removeTree(entry.doomed));
     return;
   }
   const context: ApplyContext = {
-    owner,
+    owner: entry.owner,
     log,
-    removeTree: async (target: string) => removeQuarantined(target, false, owner),
+    removeTree: async (target: string) => removeQuarantined(target, false, entry.owner),
   };
   await removal.apply(context);
+}
+
+/** A process got inside after the plan: the folder goes back where it was, and is refused. */
+function refuseLateArrival(entry: Staged, pids: number[]): ReportItem {
+  const { item, candidate } = entry;
+  let where = 'left alone';
+  if (candidate.path !== null && entry.doomed !== candidate.path && quarantinedName(path.basename(entry.doomed)) !== null) {
+    try {
+      if (lstatOrNullSync(candidate.path)) throw new Error(`${candidate.path} exists again`);
+      asOwner(entry.owner, () => renameSync(entry.doomed, candidate.path as string));
+      where = 'put back where it was';
+    } catch (err) {
+      where = `left in quarantine at ${entry.doomed} (${errorMessage(err)}); the next pass judges it again`;
+    }
+  }
+  item.verdict = 'refused';
+  item.reason = 'in-use';
+  item.detail = `process ${pids.slice(0, 5).join(', ')} got inside after it was judged (working directory, root, an open file or a mapping); ${where}`;
+  return item;
+}
+
+function fail(item: ReportItem, err: unknown, log: Logger): ReportItem {
+  item.verdict = 'failed';
+  item.detail = `deletion failed: ${errorMessage(err)} (was: ${item.detail})`;
+  item.reason = 'delete-failed';
+  log.warn({ err, provider: item.provider, path: item.path }, 'deletion failed');
+  return item;
 }
 
 /** The folder judged must be the folder deleted: a swap (for a link, say) after the plan stops it. */

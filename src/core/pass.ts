@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { durationMs } from '../config/duration.js';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import { inspectCandidate, processesInsideNow, type InspectedFacts } from '../safety/inspect.js';
+import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
@@ -24,6 +24,8 @@ export interface PassOptions {
   env: NodeJS.ProcessEnv;
   clock?: () => Date;
   procRoot?: string;
+  /** Called with every verdict once the plan is judged, before anything is deleted. */
+  onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
 }
 
 export interface PassResult {
@@ -88,11 +90,12 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
     if (verdict.verdict === 'delete') deletions.push({ candidate, facts: facts as InspectedFacts | null, item });
   }
 
+  await options.onPlanned?.(items);
   if (deletions.length > 0) {
     await executePlan(deletions, {
       log,
       onDeleted: async (item) => appendAudit(config.reportDir, item, clock()),
-      ...(processes?.visible ? { processesInside: (target: string) => processesInsideNow(target, options.procRoot) } : {}),
+      ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
     });
   }
 

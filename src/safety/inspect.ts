@@ -3,7 +3,7 @@ import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
 import { realpath } from './fs.js';
-import { processesInside, scanProcesses, type ProcessTable } from './processes.js';
+import { processesInside, type ProcessTable } from './processes.js';
 import { measureTree, type TreeFacts } from './walk.js';
 
 export interface InspectedFacts extends SafetyFacts {
@@ -56,15 +56,8 @@ export async function inspectCandidate(
   return facts;
 }
 
-/**
- * The pids with anything inside `target` right now: a fresh scan of /proc, for the last look
- * before a delete (a process may have started inside since the pass's one scan).
- */
-export async function processesInsideNow(target: string, procRoot?: string): Promise<number[]> {
-  return pidsInside(scanProcesses(procRoot), path.resolve(target));
-}
-
-async function pidsInside(processes: ProcessTable, target: string): Promise<number[]> {
+/** The pids with anything inside `target`, matched by its lexical and its canonical path. */
+export async function pidsInside(processes: ProcessTable, target: string): Promise<number[]> {
   const pids = new Set(processesInside(processes, target));
   try {
     const canonical = await realpath(target);

@@ -11,7 +11,7 @@ import { spawnLiving, waitFor } from '../helpers/processes.js';
 import { scratchPass } from '../helpers/scratch-provider.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectOnlyTargetsTouched } from './support/compare.js';
-import { raceProvider } from './support/race-provider.js';
+import { meddling, raceProvider, type RaceTarget } from './support/race-provider.js';
 import { RENAMES, UNLINKS, runHeldAt, straceAvailable } from './support/trace.js';
 import { runArgs, world, type World } from './support/watchfire-world.js';
 
@@ -48,7 +48,7 @@ describe('races between the plan and the delete', () => {
     const s = scene();
     const moved = path.join(s.dir, 'moved-away');
     const before = s.snapshot();
-    const provider = raceProvider(s.root, [
+    const targets: RaceTarget[] = [
       {
         path: s.first,
         meddle: () => {
@@ -57,9 +57,9 @@ describe('races between the plan and the delete', () => {
         },
       },
       { path: s.second },
-    ]);
+    ];
 
-    const { report, exitCode } = await scratchPass({ provider, reportDir: s.reportDir });
+    const { report, exitCode } = await scratchPass({ provider: raceProvider(s.root, targets), reportDir: s.reportDir, onPlanned: meddling(targets) });
 
     expect(exitCode).toBe(1);
     expect(itemAt(report, s.first).verdict).toBe('deleted');
@@ -79,7 +79,7 @@ describe('races between the plan and the delete', () => {
     const s = scene();
     const before = s.snapshot();
     let sleeper = 0;
-    const provider = raceProvider(s.root, [
+    const targets: RaceTarget[] = [
       {
         path: s.first,
         meddle: async () => {
@@ -89,13 +89,14 @@ describe('races between the plan and the delete', () => {
         },
       },
       { path: s.second },
-    ]);
+    ];
 
-    const { report } = await scratchPass({ provider, reportDir: s.reportDir });
+    const { report } = await scratchPass({ provider: raceProvider(s.root, targets), reportDir: s.reportDir, onPlanned: meddling(targets) });
 
     expect(itemAt(report, s.first).verdict).toBe('deleted');
     expect(itemAt(report, s.second)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
     expect(itemAt(report, s.second).detail).toContain(String(sleeper));
+    expect(itemAt(report, s.second).detail).toContain('put back where it was');
     expectOnlyTargetsTouched(before, s.snapshot(), { targets: [s.key(s.first)] });
   });
 });
@@ -104,7 +105,7 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
   function deadHome(w: World): string {
     const files: Record<string, string> = { 'AGENTS.md': '# prompt\n' };
     for (const folder of ['alpha', 'beta']) for (let i = 0; i < 20; i += 1) files[`${folder}/${folder}-${i}.jsonl`] = `{"${folder}":${i}}\n`;
-    const home = w.home('gone-project:chat', files);
+    const home = w.session('gone-project:chat', files);
     w.age();
     return home;
   }
@@ -189,7 +190,7 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
   it('a second pass started during the first exits 75 at once, one line on stderr, nothing on stdout, nothing touched', async () => {
     const w = world();
     const home = deadHome(w);
-    const kept = w.home('also-gone:chat', { 'AGENTS.md': 'x' });
+    const kept = w.session('also-gone:chat', { 'AGENTS.md': 'x' });
     w.age();
     const before = w.snapshot();
     let second: Awaited<ReturnType<typeof runCli>> | null = null;

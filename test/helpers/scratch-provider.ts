@@ -50,6 +50,7 @@ export async function scratchPass(options: {
   processCheck?: 'auto' | 'required' | 'off';
   procRoot?: string;
   clock?: () => Date;
+  onPlanned?: () => void | Promise<void>;
 }): Promise<PassResult> {
   const config = await loadConfig({
     env: { HOME: options.reportDir },
@@ -64,5 +65,6 @@ export async function scratchPass(options: {
     env: {},
     clock: options.clock,
     procRoot: options.procRoot,
+    onPlanned: options.onPlanned,
   });
 }
