@@ -55,9 +55,9 @@ describe('hostile names', () => {
       [path.join('sessions', `${name.length > 200 ? 'long' : name}.jsonl`)]: '{}\n',
     });
     const sessionHomes = [...new Set(NASTY.map((name) => sessionName({ projectName: name, mode: 'task', task: { number: 7, title: name } })))];
-    const dead = sessionHomes.map((name, index) => w.home(name, inside(NASTY[index] as string)));
+    const dead = sessionHomes.map((name, index) => w.session(name, inside(NASTY[index] as string)));
     // Folders whose names are no session name Watchfire could have made: never Watchfire's to delete.
-    const foreign = NASTY.map((name) => w.home(name, inside(name)));
+    const foreign = NASTY.map((name) => w.session(name, inside(name)));
     symlinkSync(w.outside, path.join(dead[0] as string, 'link to outside'));
     symlinkSync('..', path.join(dead[1] as string, '..link'));
     w.age();
@@ -87,8 +87,8 @@ describe('hostile names', () => {
     writeAgents(m, running.map((p) => ({ project: p, mode: 'chat' })));
     daemonLock(m);
     writeDaemon(m, spawnLiving('sleep', ['600']).pid as number);
-    const kept = running.map((p) => w.home(sessionName({ projectName: p.name, mode: 'chat' }), { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' }));
-    const dead = w.home(sessionName({ projectName: 'gone -rf ✨', mode: 'task', task: { number: 3, title: '..\n$(x)' } }), { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' });
+    const kept = running.map((p) => w.session(sessionName({ projectName: p.name, mode: 'chat' }), { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' }));
+    const dead = w.session(sessionName({ projectName: 'gone -rf ✨', mode: 'task', task: { number: 3, title: '..\n$(x)' } }), { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' });
     w.age();
     const before = w.snapshot();
 

@@ -23,7 +23,7 @@ const isRoot = process.geteuid?.() === 0;
 describe('tree shapes', () => {
   it(`deletes a dead home ${DEPTH} levels deep and keeps a deep tree outside it, byte for byte`, async () => {
     const w = world();
-    const dead = w.home('deep-gone:chat', { 'AGENTS.md': '# prompt\n' });
+    const dead = w.session('deep-gone:chat', { 'AGENTS.md': '# prompt\n' });
     const old = daysAgo(3);
     deepChain(path.join(dead, 'nest'), DEPTH, 'the bottom of a dead tree\n', old);
     const keep = path.join(w.outside, 'deep-keep');
@@ -45,7 +45,7 @@ describe('tree shapes', () => {
 
   it.runIf(isRoot)('unlinks FIFOs, sockets, device nodes and hard links inside a dead home without opening them; what they stand for survives', async () => {
     const w = world();
-    const dead = w.home('odd-entries:chat', { 'AGENTS.md': '# prompt\n' });
+    const dead = w.session('odd-entries:chat', { 'AGENTS.md': '# prompt\n' });
     mkfifo(path.join(dead, 'pipe'));
     mkfifo(path.join(w.outside, 'outside-pipe'));
     await deadSocket(path.join(dead, 'agent.sock'));

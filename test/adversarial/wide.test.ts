@@ -19,7 +19,7 @@ const WIDTH = Number(process.env.AJ_WIDE_ENTRIES ?? 200_000);
 describe('a folder with very many entries', () => {
   it(`deletes a dead home holding a folder of ${WIDTH} entries, every one a link to a file outside, which survives`, async () => {
     const w = world();
-    const dead = w.home('wide-gone:chat', { 'AGENTS.md': '# prompt\n' });
+    const dead = w.session('wide-gone:chat', { 'AGENTS.md': '# prompt\n' });
     const secret = path.join(w.outside, 'secret.txt');
     wideFolder(path.join(dead, 'wide'), WIDTH, secret);
     w.age();

@@ -16,7 +16,7 @@ export interface World extends Machine {
   configFile: string;
   env: NodeJS.ProcessEnv;
   /** A dead session home `codex-home/<name>` with the given files (relative path → content). */
-  home(name: string, files: Record<string, string | Buffer>): string;
+  session(name: string, files: Record<string, string | Buffer>): string;
   snapshot(): Map<string, Entry>;
   /** Relative inventory key of an absolute path. */
   key(p: string): string;
@@ -42,7 +42,7 @@ export function world(options: { config?: Record<string, unknown> } = {}): World
     outside,
     configFile,
     env: { HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', XDG_RUNTIME_DIR: '' },
-    home(name, files) {
+    session(name, files) {
       const folder = path.join(root, 'codex-home', name);
       mkdirSync(folder, { recursive: true });
       for (const [relative, content] of Object.entries(files)) put(path.join(folder, relative), content);
