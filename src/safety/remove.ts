@@ -1,7 +1,7 @@
 import { errorCode } from '../core/errors.js';
 import { CwdCursor } from './cwd-cursor.js';
-import { lstatOrNullSync, lstatSync, readdirNamesSync, rmdirSync, unlinkSync } from './fs.js';
-import type { Stats } from './fs.js';
+import { lstatOrNullSync, lstatSync, readdirSync, rmdirSync, unlinkSync } from './fs.js';
+import type { Dirent, Stats } from './fs.js';
 
 export class MountInsideError extends Error {
   override name = 'MountInsideError';
@@ -94,7 +94,15 @@ function removeEmptied(cursor: CwdCursor, frame: Frame, device: number, result: 
 
 function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Array<[string, Stats]> {
   const folders: Array<[string, Stats]> = [];
-  for (const name of readdirNamesSync('.')) {
+  for (const entry of readdirSync('.')) {
+    const { name } = entry;
+    // The type readdir reports spares an lstat per file, as rm does: unlink never follows a link,
+    // and a folder swapped in since the listing fails it with EISDIR (EPERM by POSIX) and is
+    // looked at below like any folder.
+    if (isKnownNonDirectory(entry) && unlinkUnlessFolder(name)) {
+      result.removed += 1;
+      continue;
+    }
     const stats = lstatOrNullSync(name);
     if (!stats) continue;
     if (!stats.isDirectory()) {
@@ -107,4 +115,21 @@ function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Ar
     }
   }
   return folders;
+}
+
+/** A type readdir knows (DT_UNKNOWN answers false to every question) that is not a folder. */
+function isKnownNonDirectory(entry: Dirent): boolean {
+  return entry.isFile() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
+}
+
+/** Unlinks `name`; false when it turned out to be a folder (left for the caller to look at). */
+function unlinkUnlessFolder(name: string): boolean {
+  try {
+    unlinkSync(name);
+    return true;
+  } catch (err) {
+    const code = errorCode(err);
+    if (code === 'EISDIR' || code === 'EPERM') return false;
+    throw err;
+  }
 }
