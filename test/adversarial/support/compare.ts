@@ -88,11 +88,15 @@ export function expectOnlyTargetsTouched(before: Map<string, Entry>, after: Map<
   expect(problems, `${label} touched something outside its targets`).toEqual([]);
 }
 
-/** `git worktree remove` also removes `<common>/worktrees` when the entry it removed was its last. */
+/**
+ * git removes a folder of its own that a removal left empty: `<common>/worktrees` after its last
+ * admin entry (`git worktree remove`), a ref folder after its last ref (`git update-ref -d`).
+ */
 function emptiedAdminFolder(before: Map<string, Entry>, targets: readonly string[], key: string): boolean {
-  if (path.basename(key) !== 'worktrees' || path.basename(path.dirname(key)) !== '.git') return false;
-  const children = [...before.keys()].filter((other) => path.dirname(other) === key);
-  return children.length > 0 && children.every((child) => inside(targets, child));
+  const gitOwned = (path.basename(key) === 'worktrees' && path.basename(path.dirname(key)) === '.git') || key.includes(`${path.sep}.git${path.sep}refs${path.sep}`);
+  if (!gitOwned) return false;
+  const below = [...before.keys()].filter((other) => other.startsWith(`${key}${path.sep}`) && before.get(other)?.type !== 'dir');
+  return below.length > 0 && below.every((entry) => inside(targets, entry));
 }
 
 /** git prunes the ref folders a deleted ref leaves empty; their parents see a new mtime. */
