@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inventory } from '../helpers/inventory.js';
 import { collect } from '../helpers/cli.js';
@@ -96,8 +97,8 @@ function aptPackages(stage: Stage): string[] {
   return only(stage, 'RUN').flatMap((i) => /apt-get install -y --no-install-recommends ([^&]+)/.exec(i.args)?.[1]?.trim().split(' ') ?? []);
 }
 
-// Two `npm ci` runs, one compiling better-sqlite3 from source (no prebuilt binary can be fetched),
-// take minutes on this project's 2-core machines: CI runs these, a developer opts in.
+// Two `npm ci` runs take a minute or more on this project's 2-core machines: CI runs these, a
+// developer opts in.
 const performSteps = process.env.CI === 'true' || process.env.AGENT_JANITOR_IMAGE_STEPS === '1';
 
 describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean clone', () => {
@@ -106,7 +107,10 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
   let binDir: string;
   const stageRoots = new Map<string, string>();
 
+  let seededPrebuild: string | null = null;
+
   beforeAll(() => {
+    seededPrebuild = seedPrebuiltAddon();
     work = mkdtempSync(path.join(os.tmpdir(), 'aj-image-'));
     const clone = path.join(work, 'clone');
     execFileSync('git', ['clone', '--quiet', '--no-hardlinks', REPO, clone]);
@@ -123,6 +127,7 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
+    if (seededPrebuild) rmSync(seededPrebuild, { force: true });
   });
 
   it('leaves a runtime with production dependencies only and an executable entry point', () => {
@@ -259,6 +264,30 @@ function performRun(command: string, cwd: string, root: string, env: Record<stri
     return;
   }
   throw new Error(`RUN ${command}: this step is not one the test knows how to perform`);
+}
+
+/**
+ * In a real `docker build`, better-sqlite3's install step downloads its prebuilt addon from the
+ * package's release page; this machine reaches no such page and would compile it from source for
+ * minutes. The addon this checkout's own `npm ci` built for the same Node.js stands in for the
+ * download: it is put where prebuild-install looks for one it downloaded before (npm's cache,
+ * under the name prebuild-install gives it). Answers the file it added, or null.
+ */
+function seedPrebuiltAddon(): string | null {
+  const require = createRequire(import.meta.url);
+  const addon = path.join(REPO, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+  if (!existsSync(addon)) return null;
+  const util = require(path.join(REPO, 'node_modules/prebuild-install/util.js')) as {
+    getDownloadUrl(opts: Record<string, unknown>): string;
+    cachedPrebuild(url: string): string;
+  };
+  const pkg = require(path.join(REPO, 'node_modules/better-sqlite3/package.json')) as Record<string, unknown>;
+  const url = util.getDownloadUrl({ pkg, runtime: 'node', abi: process.versions.modules, platform: process.platform, arch: process.arch, libc: '', 'tag-prefix': 'v' });
+  const cached = util.cachedPrebuild(url);
+  if (existsSync(cached)) return null;
+  mkdirSync(path.dirname(cached), { recursive: true });
+  execFileSync('tar', ['-czf', cached, '-C', path.join(REPO, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node']);
+  return cached;
 }
 
 function missing(stage: string): never {
