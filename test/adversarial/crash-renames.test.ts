@@ -8,8 +8,8 @@ import { RENAMES, renameDone, straceAvailable, type KillPoint } from './support/
 /**
  * Issue 6, case 1 (renames): a pass over a fleet with targets in every provider is killed, with all
  * its children, right after one of its quarantine renames; the next pass must leave the state an
- * uninterrupted pass leaves. By default one rename of each kind of item in each kind of folder is
- * tried (about eight passes); `AJ_CRASH_ALL=1` tries every rename the pass makes.
+ * uninterrupted pass leaves. By default one rename of each kind of item is tried (five kill
+ * points); `AJ_CRASH_ALL=1` tries every rename the pass makes.
  */
 
 const bench = straceAvailable() ? await crashBench() : null;
@@ -26,13 +26,12 @@ function renameCases(): RenameCase[] {
   const items = bench.referenceReport.items;
   const all = bench.renames.map((rename): RenameCase => {
     const item = items.find((entry) => entry.path === rename.from);
-    const folder = path.basename(path.dirname(rename.from));
-    const kind = item ? `${item.provider} ${item.kind} in ${folder}` : `what goes with an item, in ${folder}`;
+    const kind = item ? `${item.provider} ${item.kind}` : `what goes with an item, in ${path.basename(path.dirname(rename.from))}`;
     const label = `after renaming ${path.relative(bench.fleet.fleet, rename.from)}`;
     return { kind, from: rename.from, point: { label, syscalls: RENAMES, paths: [rename.from], at: 'exit', done: renameDone } };
   });
   if (process.env.AJ_CRASH_ALL === '1') return all;
-  // One of each kind of item in each kind of folder, and every Kilo repository (one has a pin).
+  // One of each kind of item, and every Kilo repository (one has a pin, the other not).
   const seen = new Set<string>();
   return all.filter((entry) => bench.fleet.kilo.doomed.includes(entry.from) || (!seen.has(entry.kind) && seen.add(entry.kind)));
 }

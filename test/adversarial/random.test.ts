@@ -16,7 +16,7 @@ import { randomFleet } from './support/random-fleet.js';
  * `AJ_SEED=n` replays one.
  */
 
-const count = Number(process.env.AJ_SEEDS ?? 12);
+const count = Number(process.env.AJ_SEEDS ?? 8);
 const base = Number(process.env.AJ_SEED_BASE ?? 20261130);
 const seeds = process.env.AJ_SEED ? [Number(process.env.AJ_SEED)] : Array.from({ length: count }, (_, i) => base + i * 7919);
 
