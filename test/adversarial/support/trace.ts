@@ -75,6 +75,7 @@ export async function runHeldAt(point: KillPoint, holdMs: number, meddle: (held:
   void finished.then(() => (exited = true));
   const stoppedAt = await waitForStop(log, () => exited);
   if (stoppedAt !== null) {
+    if (point.at === 'exit' && point.done) await until(() => (point.done as (held: string) => boolean)(stoppedAt), 10_000);
     const started = Date.now();
     await meddle(stoppedAt);
     if (Date.now() - started > holdMs * 0.8) throw new Error(`meddling took ${Date.now() - started} ms, too close to the ${holdMs} ms hold`);
