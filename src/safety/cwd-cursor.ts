@@ -1,5 +1,13 @@
 import { lstatSync } from './fs.js';
-import type { Stats } from './fs.js';
+
+/**
+ * What tells one folder from another: enough to notice a swap. Kept instead of the whole Stats,
+ * so a deep or wide walk holds two numbers per pending folder, not an object and its four Dates.
+ */
+export interface FolderIdentity {
+  dev: number;
+  ino: number;
+}
 
 /**
  * Walks a tree by changing the working directory into each folder and naming entries relative to
@@ -9,22 +17,22 @@ import type { Stats } from './fs.js';
  */
 export class CwdCursor {
   private readonly home: string;
-  private readonly trail: Stats[] = [];
+  private readonly trail: FolderIdentity[] = [];
   private readonly names: string[] = [];
 
   constructor(private readonly rootPath: string) {
     this.home = process.cwd();
   }
 
-  /** Enters the root; answers its stats. */
-  open(expected?: Stats): Stats {
+  /** Enters the root, which lstat showed as `expected`. */
+  open(expected?: FolderIdentity): void {
     const before = expected ?? lstatSync(this.rootPath);
     process.chdir(this.rootPath);
-    return this.verifyHere(before, this.rootPath);
+    this.verifyHere(before, this.rootPath);
   }
 
   /** Steps into a child folder that lstat showed as `expected`. */
-  enter(name: string, expected: Stats): void {
+  enter(name: string, expected: FolderIdentity): void {
     process.chdir(name);
     this.names.push(name);
     this.verifyHere(expected, name);
@@ -58,13 +66,12 @@ export class CwdCursor {
     process.chdir(this.home);
   }
 
-  private verifyHere(expected: Stats, name: string): Stats {
+  private verifyHere(expected: FolderIdentity, name: string): void {
     const here = lstatSync('.');
     if (here.ino !== expected.ino || here.dev !== expected.dev) {
       throw new TreeSwappedError(`${this.describe()} is not the folder that was looked at (${name} was swapped, perhaps for a link)`);
     }
-    this.trail.push(here);
-    return here;
+    this.trail.push({ dev: here.dev, ino: here.ino });
   }
 }
 

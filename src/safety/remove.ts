@@ -1,5 +1,5 @@
 import { errorCode } from '../core/errors.js';
-import { CwdCursor } from './cwd-cursor.js';
+import { CwdCursor, type FolderIdentity } from './cwd-cursor.js';
 import { lstatOrNullSync, lstatSync, readdirSync, rmdirSync, unlinkSync } from './fs.js';
 import type { Dirent, Stats } from './fs.js';
 
@@ -14,7 +14,7 @@ export interface RemoveResult {
 
 interface Frame {
   name: string | null;
-  pending: Array<[string, Stats]>;
+  pending: Array<[string, FolderIdentity]>;
   retries: number;
 }
 
@@ -56,9 +56,9 @@ function emptyFolder(root: string, top: Stats, result: RemoveResult): void {
       const frame = frames[frames.length - 1] as Frame;
       const next = frame.pending.pop();
       if (next) {
-        const [name, stats] = next;
+        const [name, identity] = next;
         try {
-          cursor.enter(name, stats);
+          cursor.enter(name, identity);
         } catch (err) {
           if (errorCode(err) === 'ENOENT') continue;
           throw err;
@@ -92,8 +92,8 @@ function removeEmptied(cursor: CwdCursor, frame: Frame, device: number, result: 
   return false;
 }
 
-function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Array<[string, Stats]> {
-  const folders: Array<[string, Stats]> = [];
+function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Array<[string, FolderIdentity]> {
+  const folders: Array<[string, FolderIdentity]> = [];
   for (const entry of readdirSync('.')) {
     const { name } = entry;
     // The type readdir reports spares an lstat per file, as rm does: unlink never follows a link,
@@ -111,7 +111,7 @@ function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Ar
     } else if (stats.dev !== device) {
       throw new MountInsideError(`${cursor.describe(name)} is a mount point; nothing below it is removed`);
     } else {
-      folders.push([name, stats]);
+      folders.push([name, { dev: stats.dev, ino: stats.ino }]);
     }
   }
   return folders;

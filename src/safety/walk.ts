@@ -1,5 +1,5 @@
 import { errorCode, errorMessage } from '../core/errors.js';
-import { CwdCursor, TreeSwappedError } from './cwd-cursor.js';
+import { CwdCursor, TreeSwappedError, type FolderIdentity } from './cwd-cursor.js';
 import { lstatSync, readdirNamesSync } from './fs.js';
 import type { Stats } from './fs.js';
 
@@ -20,7 +20,7 @@ export interface TreeFacts {
   error?: string;
 }
 
-type Pending = Array<[name: string, stats: Stats]>;
+type Pending = Array<[name: string, identity: FolderIdentity]>;
 
 /**
  * One walk that yields both the size and the newest write of a folder tree. Iterative (a tree ten
@@ -49,9 +49,9 @@ export function measureTree(root: string): TreeFacts {
         if (frames.length > 0) cursor.leave();
         continue;
       }
-      const [name, stats] = next;
+      const [name, identity] = next;
       try {
-        cursor.enter(name, stats);
+        cursor.enter(name, identity);
       } catch (err) {
         if (err instanceof TreeSwappedError) throw err;
         if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot enter ${cursor.describe(name)}: ${errorMessage(err)}`;
@@ -90,7 +90,7 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending 
       facts.bytes += stats.size;
       if (facts.newestFileWriteMs === null || stats.mtimeMs > facts.newestFileWriteMs) facts.newestFileWriteMs = stats.mtimeMs;
     } else if (stats.dev !== device) facts.mountInside = true;
-    else folders.push([name, stats]);
+    else folders.push([name, { dev: stats.dev, ino: stats.ino }]);
   }
   return folders;
 }
