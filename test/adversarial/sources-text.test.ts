@@ -103,10 +103,10 @@ describe('projects.yaml that cannot be trusted', () => {
   /**
    * Every byte the registry could be cut at (a crash of Watchfire's non-atomic os.WriteFile, or
    * power loss). A home whose project's entry is still whole in the cut file is never judged
-   * dead. Known gap (reported, src/providers/watchfire): a cut that leaves the YAML valid reads
-   * as a smaller registry, so the projects cut away look deleted; a cut inside an entry or a
-   * line could fail closed (every entry's four keys required, a final newline required) and
-   * does not yet. A cut between whole entries cannot be told from a project removed on purpose.
+   * dead. A cut inside a line fails closed (no final newline), and so does one inside an entry
+   * before its path. Still open: a cut between whole entries, or right before an entry's
+   * optional position line, reads as a smaller registry and cannot be told from a project
+   * removed on purpose.
    */
   it('never judges dead the home of a project whose entry is whole, whatever byte the registry is cut at', async () => {
     const r = registry();

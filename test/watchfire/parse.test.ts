@@ -27,7 +27,7 @@ describe('parseProjects', () => {
   });
 
   it('keeps names that other YAML schemas would turn into numbers or booleans', () => {
-    const text = 'version: 1\nprojects:\n  - project_id: a\n    name: 1e3\n  - project_id: b\n    name: no\n';
+    const text = 'version: 1\nprojects:\n  - project_id: a\n    name: 1e3\n    path: /p/a\n  - project_id: b\n    name: no\n    path: /p/b\n';
     expect(parseProjects(text, FILE).map((project) => project.name)).toEqual(['1e3', 'no']);
   });
 
@@ -42,6 +42,17 @@ describe('parseProjects', () => {
     expect(() => parseProjects('version: 1\nprojects: [\n', FILE)).toThrow(/projects\.yaml: not valid YAML/);
     expect(() => parseProjects('', FILE)).toThrow(/expected a YAML mapping/);
     expect(() => parseProjects('- a\n', FILE)).toThrow(/expected a YAML mapping/);
+  });
+
+  it('fails closed on a registry cut short while Watchfire rewrote it in place', () => {
+    const whole = 'version: 1\nprojects:\n  - project_id: a\n    name: keep\n    path: /p/a\n    position: 0\n  - project_id: b\n    name: other\n    path: /p/b\n    position: 1\n';
+    expect(parseProjects(whole, FILE).map((p) => p.name)).toEqual(['keep', 'other']);
+    // Cut inside the last line: no final newline.
+    expect(() => parseProjects(whole.slice(0, -3), FILE)).toThrow(/does not end with a newline/);
+    // Cut after a whole line inside the second entry: a key is missing.
+    const cutInEntry = whole.slice(0, whole.indexOf('    path: /p/b'));
+    expect(() => parseProjects(cutInEntry, FILE)).toThrow(/projects\[1\]\.path/);
+    expect(() => parseProjects(whole.replace('position: 1', 'position: 1x'), FILE)).toThrow(/projects\[1\]\.position/);
   });
 });
 

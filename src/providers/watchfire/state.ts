@@ -64,10 +64,23 @@ function requireString(entry: Record<string, unknown>, key: string, where: strin
 export function parseProjects(text: string, file: string): RegisteredProject[] {
   const doc = parseMapping(text, file);
   requireVersion1(doc, file);
-  return listOf(doc, 'projects', file).map((entry, index) => {
+  const entries = listOf(doc, 'projects', file);
+  // Watchfire rewrites this file in place, so a crash can leave it cut short yet still valid YAML,
+  // and the projects cut away would look deleted. A cut inside a line or an entry shows as a
+  // missing final newline or a missing key: fail closed on either.
+  if (entries.length > 0 && !text.endsWith('\n')) {
+    throw new WatchfireStateError(`${file}: does not end with a newline, so it may have been cut short while written`);
+  }
+  return entries.map((entry, index) => {
     const where = `${file}: projects[${index}]`;
+    const projectId = requireString(entry, 'project_id', where, false);
     // A project with an empty name has the empty slug; that is still a name, so it is allowed.
-    return { projectId: requireString(entry, 'project_id', where, false), name: requireString(entry, 'name', where, true) };
+    const name = requireString(entry, 'name', where, true);
+    requireString(entry, 'path', where, false);
+    if ('position' in entry && !/^-?\d+$/.test(String(entry.position))) {
+      throw new WatchfireStateError(`${where}.position: expected a whole number`);
+    }
+    return { projectId, name };
   });
 }
 
