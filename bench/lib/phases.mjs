@@ -40,9 +40,9 @@ export async function gitChecksPhase(fleet, samples, reps, log) {
   ], log);
 }
 
-/** The same walk over a quarter of the session homes and over all of them. */
+/** The same walk over the first quarter of the session homes (every backend, dead and live) and over all of them. */
 export async function scalingPhase(fleet, samples, reps, log) {
-  const quarter = fleet.sessionHomes.filter((_, index) => index % 4 === 0);
+  const quarter = fleet.sessionHomes.slice(0, Math.round(fleet.sessionHomes.length / 4));
   await interleave(samples, reps, [
     ['walk N', () => runProbe(fleet, 'janitor-walk.mjs', quarter, 'quarter')],
     ['walk 4N', () => runProbe(fleet, 'janitor-walk.mjs', fleet.sessionHomes, 'all-homes')],

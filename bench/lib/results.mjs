@@ -15,6 +15,7 @@ function row(what, ours, baseline, value, target, met) {
 export function buildRows(samples, fleet) {
   const rows = [];
   const pair = (what, ours, base, baseName, target, limit) => {
+    if (samples.all(ours).length === 0 || samples.all(base).length === 0) return;
     const value = ratio(samples.median(ours), samples.median(base));
     rows.push(row(what, seconds(samples.median(ours)), `${baseName} ${seconds(samples.median(base))}`, times(value), target, limit === undefined ? null : value <= limit));
   };
