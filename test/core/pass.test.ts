@@ -9,6 +9,7 @@ import { sleeperIn, waitFor } from '../helpers/processes.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
 import { tempDir } from '../helpers/temp.js';
 import { processesInside, scanProcesses } from '../../src/safety/processes.js';
+import type { Provider } from '../../src/core/types.js';
 
 function world() {
   const base = tempDir();
@@ -30,6 +31,19 @@ function world() {
     },
   });
   return { base, root, reportDir, outside, provider };
+}
+
+/** A provider whose record proves one path dead, whatever that path is: the core must still refuse. */
+function oneDeadCandidate(root: string, target: string): Provider {
+  return {
+    name: 'watchfire',
+    async gather() {
+      return {
+        roots: [{ provider: 'watchfire', root, ok: true }],
+        candidates: [{ provider: 'watchfire', kind: 'session-home', path: target, root, judgement: { decision: 'delete', reason: 'test-dead', detail: 'dead' } }],
+      };
+    },
+  };
 }
 
 describe('a reconcile pass', () => {
@@ -106,16 +120,7 @@ describe('a reconcile pass', () => {
     const root = path.join(base, 'root');
     mkdirSync(root);
     symlinkSync(real, path.join(root, 'via-link'));
-    const provider = {
-      name: 'watchfire' as const,
-      async gather() {
-        return {
-          roots: [{ provider: 'watchfire' as const, root, ok: true }],
-          candidates: [{ provider: 'watchfire' as const, kind: 'session-home' as const, path: path.join(root, 'via-link', 'victim'), root,
-            judgement: { decision: 'delete' as const, reason: 'test-dead', detail: 'dead' } }],
-        };
-      },
-    };
+    const provider = oneDeadCandidate(root, path.join(root, 'via-link', 'victim'));
     const { report } = await scratchPass({ provider, reportDir: path.join(base, 'report') });
     expect(report.items[0]).toMatchObject({ verdict: 'refused', reason: 'symlink-in-path' });
     expect(readFileSync(path.join(real, 'victim', 'file.txt'), 'utf8')).toBe('not ours');
@@ -127,16 +132,7 @@ describe('a reconcile pass', () => {
     mkdirSync(root);
     put(path.join(base, 'root-sibling', 'file.txt'), 'x');
     backdate(path.join(base, 'root-sibling'), daysAgo(3));
-    const provider = {
-      name: 'watchfire' as const,
-      async gather() {
-        return {
-          roots: [{ provider: 'watchfire' as const, root, ok: true }],
-          candidates: [{ provider: 'watchfire' as const, kind: 'session-home' as const, path: path.join(root, '..', 'root-sibling'), root,
-            judgement: { decision: 'delete' as const, reason: 'test-dead', detail: 'dead' } }],
-        };
-      },
-    };
+    const provider = oneDeadCandidate(root, path.join(root, '..', 'root-sibling'));
     const { report } = await scratchPass({ provider, reportDir: path.join(base, 'report') });
     expect(report.items[0]).toMatchObject({ verdict: 'refused', reason: 'outside-root' });
     expect(existsSync(path.join(base, 'root-sibling', 'file.txt'))).toBe(true);

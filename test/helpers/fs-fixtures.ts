@@ -24,3 +24,28 @@ export function backdate(target: string, when: Date): void {
 
 export const DAY = 86_400_000;
 export const daysAgo = (days: number): Date => new Date(Date.now() - days * DAY);
+
+/**
+ * A chain of `depth` folders named `d` under `root`, with `leaf` holding `content` at the bottom,
+ * everything in it dated `when`. Built with relative steps: the full path is far longer than
+ * PATH_MAX, and a shell loop that names the whole path each time is quadratic.
+ */
+export function deepChain(root: string, depth: number, content: string, when: Date): void {
+  mkdirSync(root, { recursive: true });
+  const home = process.cwd();
+  try {
+    process.chdir(root);
+    for (let i = 0; i < depth; i += 1) {
+      mkdirSync('d');
+      process.chdir('d');
+    }
+    writeFileSync('leaf', content);
+    lutimesSync('leaf', when, when);
+    for (let i = 0; i < depth; i += 1) {
+      process.chdir('..');
+      lutimesSync('d', when, when);
+    }
+  } finally {
+    process.chdir(home);
+  }
+}

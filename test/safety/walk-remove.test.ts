@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, utimesSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, utimesSync, existsSync, linkSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { measureTree } from '../../src/safety/walk.js';
 import { asOwner } from '../../src/safety/owner.js';
 import { MountInsideError, removeTree } from '../../src/safety/remove.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
-import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
+import { backdate, daysAgo, deepChain, put } from '../helpers/fs-fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 
 const mounts: string[] = [];
@@ -15,19 +15,7 @@ afterEach(() => {
 });
 
 function deepTree(root: string, depth: number): string {
-  // Built with relative steps, since the full path is longer than the kernel's PATH_MAX.
-  mkdirSync(root, { recursive: true });
-  const home = process.cwd();
-  try {
-    process.chdir(root);
-    for (let i = 0; i < depth; i += 1) {
-      mkdirSync('d');
-      process.chdir('d');
-    }
-    writeFileSync('leaf', 'deep\n');
-  } finally {
-    process.chdir(home);
-  }
+  deepChain(root, depth, 'deep\n', new Date());
   return root;
 }
 

@@ -1,32 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '../../helpers/processes.js';
 
-/**
- * A chain of `depth` folders named `d` under `root`, with `leaf` holding `content` at the bottom,
- * everything in it dated `when`. Built with relative steps: the full path is far longer than
- * PATH_MAX, and a shell loop that names the whole path each time is quadratic.
- */
-export function deepChain(root: string, depth: number, content: string, when: Date): void {
-  mkdirSync(root, { recursive: true });
-  const home = process.cwd();
-  try {
-    process.chdir(root);
-    for (let i = 0; i < depth; i += 1) {
-      mkdirSync('d');
-      process.chdir('d');
-    }
-    writeFileSync('leaf', content);
-    lutimesSync('leaf', when, when);
-    for (let i = 0; i < depth; i += 1) {
-      process.chdir('..');
-      lutimesSync('d', when, when);
-    }
-  } finally {
-    process.chdir(home);
-  }
-}
+export { deepChain } from '../../helpers/fs-fixtures.js';
 
 /** Dates everything under `root` (links themselves) to `when`, but for the trees in `skip`. */
 export function ageExcept(root: string, when: Date, skip: readonly string[]): void {
