@@ -52,7 +52,9 @@ export async function scalingPhase(fleet, samples, reps, log) {
 /**
  * A real `run` that deletes the dead half, against `rm -rf` of the same folders in an identical
  * copy; and the walk-quarantine-remove of the dead session homes alone against rm -rf of those.
- * The dead half is copied aside once (cp -a keeps times), and copied back after each run.
+ * The dead half is copied aside once (cp -a keeps times). Before every repetition both sides get
+ * fresh copies of it, made back to back: deleting files that were written long ago costs the
+ * kernel more (their block bitmaps are no longer cached), so neither side may get older ones.
  */
 export async function deletePhase(fleet, samples, reps, log) {
   const relative = (paths) => paths.map((entry) => path.relative(fleet.dir, entry));
@@ -60,14 +62,18 @@ export async function deletePhase(fleet, samples, reps, log) {
   copyParents(fleet.dir, relative(fleet.dead), pristine);
   const deadSessionHomes = new Set(fleet.deadSessionHomes);
   const otherDead = fleet.dead.filter((entry) => !deadSessionHomes.has(entry));
+  const inTwin = (root, paths) => relative(paths).map((entry) => path.join(root, entry));
   for (let rep = 0; rep < reps; rep += 1) {
     const twin = path.join(fleet.dir, `twin-${rep}`);
     const probeTwin = path.join(fleet.dir, `probe-${rep}`);
-    execFileSync('cp', ['-a', pristine, twin]);
-    copyParents(pristine, relative(fleet.deadSessionHomes), probeTwin);
+    execFileSync('rm', ['-rf', ...fleet.dead]);
+    for (const [, copy] of rotate([
+      ['fleet', () => restore(fleet, pristine)],
+      ['twin', () => execFileSync('cp', ['-a', pristine, twin])],
+      ['probe', () => copyParents(pristine, relative(fleet.deadSessionHomes), probeTwin)],
+    ], rep)) copy();
     // Both sides delete files that are on disk, not still waiting in the page cache to be written.
     execFileSync('sync');
-    const inTwin = (root, paths) => relative(paths).map((entry) => path.join(root, entry));
     await interleave(samples, 1, rotate([
       ['delete run', async () => checkDeleted(fleet, await runJanitor(fleet, { reportOnly: false }))],
       ['rm -rf', async () => {
@@ -80,7 +86,6 @@ export async function deletePhase(fleet, samples, reps, log) {
     ], rep), log);
     rmSync(twin, { recursive: true, force: true });
     rmSync(probeTwin, { recursive: true, force: true });
-    restore(fleet, pristine);
   }
   rmSync(pristine, { recursive: true, force: true });
 }
@@ -101,7 +106,7 @@ function checkDeleted(fleet, result) {
   return result;
 }
 
-/** Copies the dead half back into the fleet and lets git record the copies' stat data. */
+/** Copies the dead half into the fleet and lets git record the copies' stat data. */
 function restore(fleet, pristine) {
   execFileSync('cp', ['-a', `${pristine}/.`, `${fleet.dir}/`]);
   for (const { worktree, admin } of fleet.deadWorktrees) refreshWorktree(worktree, admin, fleet.old);
