@@ -11,7 +11,8 @@ import { deletePhase, gitChecksPhase, millionPhase, reportOnlyPhase, scalingPhas
 import { buildRows, machine, renderSamples, renderTable, writeSection } from './lib/results.mjs';
 import { Samples } from './lib/samples.mjs';
 
-const log = (line) => process.stderr.write(`${line}\n`);
+const begun = performance.now();
+const log = (line) => process.stderr.write(`[${String(Math.round((performance.now() - begun) / 1000)).padStart(4)} s] ${line}\n`);
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
@@ -75,7 +76,7 @@ async function main() {
       '',
       '</details>',
     ].join('\n'));
-    log(`\nwritten to ${out}`);
+    log(`written to ${out}`);
   } finally {
     if (options.keep) log(`fleet kept in ${dir}`);
     else rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ const DEFAULTS = {
   worktrees: 100,
   worktreeFiles: 1000,
   reps: 3,
-  deleteFraction: 0.1,
+  deleteFraction: 0.25,
   dir: null,
   keep: false,
   million: false,
@@ -33,7 +33,7 @@ const FLAGS = {
 export const USAGE = `usage: npm run bench -- [--homes N] [--files-per-home N] [--kilo N] [--kilo-files N]
                       [--worktrees N] [--worktree-files N] [--reps N] [--dir DIR] [--keep]
                       [--delete-fraction F] [--out FILE] [--million]
-  --delete-fraction F  the deleting passes run on a fleet of this share of the sizes (default 0.1):
+  --delete-fraction F  the deleting passes run on a fleet of this share of the sizes (default 0.25):
                        every repetition deletes the dead half and copies it back
   --million            about 1,000,000 files, one report-only pass: peak RSS, handles and children`;
 

@@ -23,10 +23,10 @@ export async function runJanitor(fleet, { reportOnly, extra = [] }) {
 }
 
 /** Runs one of bench/probes/*.mjs over a list of paths; answers the measurement and what it printed. */
-export async function runProbe(fleet, probe, paths, label) {
+export async function runProbe(fleet, probe, paths, label, extra = []) {
   const list = path.join(fleet.dir, 'lists', `${label}.json`);
   writeFileSync(list, JSON.stringify(paths));
-  const result = await measure(process.execPath, [path.join(PROBES, probe), list], { capture: true });
+  const result = await measure(process.execPath, [path.join(PROBES, probe), list, ...extra], { capture: true });
   result.printed = JSON.parse(result.stdout);
   return result;
 }

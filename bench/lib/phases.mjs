@@ -44,8 +44,8 @@ export async function gitChecksPhase(fleet, samples, reps, log) {
 export async function scalingPhase(fleet, samples, reps, log) {
   const quarter = fleet.sessionHomes.slice(0, Math.round(fleet.sessionHomes.length / 4));
   await interleave(samples, reps, [
-    ['walk N', () => runProbe(fleet, 'janitor-walk.mjs', quarter, 'quarter')],
-    ['walk 4N', () => runProbe(fleet, 'janitor-walk.mjs', fleet.sessionHomes, 'all-homes')],
+    ['walk N', () => runProbe(fleet, 'janitor-walk.mjs', quarter, 'quarter', ['--warm'])],
+    ['walk 4N', () => runProbe(fleet, 'janitor-walk.mjs', fleet.sessionHomes, 'all-homes', ['--warm'])],
   ], log);
 }
 
@@ -66,6 +66,7 @@ export async function deletePhase(fleet, samples, reps, log) {
   for (let rep = 0; rep < reps; rep += 1) {
     const twin = path.join(fleet.dir, `twin-${rep}`);
     const probeTwin = path.join(fleet.dir, `probe-${rep}`);
+    const preparing = performance.now();
     execFileSync('rm', ['-rf', ...fleet.dead]);
     for (const [, copy] of rotate([
       ['fleet', () => restore(fleet, pristine)],
@@ -74,6 +75,7 @@ export async function deletePhase(fleet, samples, reps, log) {
     ], rep)) copy();
     // Both sides delete files that are on disk, not still waiting in the page cache to be written.
     execFileSync('sync');
+    log(`  (fresh copies of the dead half made and written out in ${((performance.now() - preparing) / 1000).toFixed(0)} s)`);
     await interleave(samples, 1, rotate([
       ['delete run', async () => checkDeleted(fleet, await runJanitor(fleet, { reportOnly: false }))],
       ['rm -rf', async () => {
