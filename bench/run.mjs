@@ -66,7 +66,9 @@ async function main() {
       '',
       `Run on ${new Date(started).toISOString()}; fleet: ${size}: ${fleet.entries.toLocaleString('en')} entries, built in ${buildSeconds.toFixed(0)} s.${deleteNote}`,
       `Machine: ${machine()}; load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after (a shared machine: the ratios, taken in one run and interleaved, are the figures to read).`,
-      `Medians of ${options.reps} repetition${options.reps === 1 ? '' : 's'} (the N/4N walk: ${options.reps + 2}).`,
+      options.million
+        ? `${options.reps === 1 ? 'One pass and one du' : `Medians of ${options.reps} repetitions`}.`
+        : `Medians of ${options.reps} repetition${options.reps === 1 ? '' : 's'} (the N/4N walk: ${options.reps + 2}).`,
       '',
       table,
       '',
