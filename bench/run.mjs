@@ -7,7 +7,8 @@ import path from 'node:path';
 import { parseArgs, scaled, USAGE } from './lib/args.mjs';
 import { buildFleet } from './lib/fleet.mjs';
 import { REPO } from './lib/janitor.mjs';
-import { deletePhase, gitChecksPhase, millionPhase, reportOnlyPhase, scalingPhase, startupPhase } from './lib/phases.mjs';
+import { deletePhase } from './lib/delete-phase.mjs';
+import { gitChecksPhase, millionPhase, reportOnlyPhase, scalingPhase, startupPhase } from './lib/phases.mjs';
 import { buildRows, machine, renderSamples, renderTable, writeSection } from './lib/results.mjs';
 import { Samples } from './lib/samples.mjs';
 
@@ -17,7 +18,7 @@ const log = (line) => process.stderr.write(`[${String(Math.round((performance.no
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   if (!options) {
-    log(USAGE);
+    process.stdout.write(`${USAGE}\n`);
     return;
   }
   const dir = options.dir ? path.resolve(options.dir) : mkdtempSync(path.join(os.tmpdir(), 'aj-bench-'));
