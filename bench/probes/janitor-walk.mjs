@@ -1,6 +1,7 @@
 // agent-janitor's own walk (CwdCursor, swap checks, same filesystem) over each listed folder.
-// With --warm, the list is walked once before the timed walk, so a constant (the JIT compiling
-// the walk, the young generation growing) is kept out of a comparison of sizes.
+// With --warm, the list is walked once untimed, then three times, and the fastest of those is
+// answered: a constant (the JIT compiling the walk, the young generation growing) and the other
+// work of a shared machine, which only ever adds time, are kept out of a comparison of sizes.
 import { readFileSync } from 'node:fs';
 import { measureTree } from '../../dist/safety/walk.js';
 
@@ -21,5 +22,9 @@ function walkAll() {
 }
 
 const first = walkAll();
-const result = warm ? { ...walkAll(), coldMs: first.ms } : first;
+let result = first;
+if (warm) {
+  const timed = [walkAll(), walkAll(), walkAll()];
+  result = { ...timed.reduce((best, walk) => (walk.ms < best.ms ? walk : best)), coldMs: first.ms };
+}
 process.stdout.write(JSON.stringify(result));
