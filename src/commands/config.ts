@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
-import { configFromArgs, type PassArgs } from './options.js';
+import type { PassArgs } from './options.js';
+import { configFromArgs } from './pass-config.js';
 
 /** `agent-janitor config`: validates the config and prints the effective one as YAML. */
 export async function configCommand(args: PassArgs): Promise<number> {

@@ -1,8 +1,6 @@
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import type { LogLevel } from './log-levels.js';
 
 /** JSON lines on stderr; readable lines when stderr is a terminal. Never stdout, which is the report's. */
 export function createLogger(level: LogLevel): Logger {

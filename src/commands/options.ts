@@ -1,9 +1,10 @@
 import type { Argv } from 'yargs';
-import { loadConfig, type ConfigOverrides } from '../config/load.js';
-import type { EffectiveConfig } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
 import { PROVIDER_NAMES, type ProviderName } from '../core/types.js';
-import { LOG_LEVELS, type LogLevel } from './logger.js';
+import { LOG_LEVELS, type LogLevel } from './log-levels.js';
+
+// Every command's parser is built from this file on each start, `--help` included: it loads no
+// config, logging or pass module (those are imported by the command that runs).
 
 export interface PassArgs {
   config?: string;
@@ -28,16 +29,6 @@ export function withPassOptions<T>(yargs: Argv<T>) {
     .option('metrics-file', { type: 'string', describe: 'replaces `metrics.textfile`' })
     .option('pushgateway', { type: 'string', describe: 'replaces `metrics.pushgateway.url`' })
     .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'pino level; logs go to stderr' });
-}
-
-export async function configFromArgs(args: PassArgs): Promise<EffectiveConfig> {
-  const overrides: ConfigOverrides = {};
-  if (args.home?.length) overrides.homes = args.home;
-  if (args['min-age'] !== undefined) overrides.minAge = args['min-age'];
-  if (args['report-dir'] !== undefined) overrides.reportDir = args['report-dir'];
-  if (args['metrics-file'] !== undefined) overrides.metricsFile = args['metrics-file'];
-  if (args.pushgateway !== undefined) overrides.pushgateway = args.pushgateway;
-  return loadConfig({ file: args.config, env: process.env, overrides });
 }
 
 export function parseOnly(values: readonly string[] | undefined): ProviderName[] | undefined {

@@ -1,6 +1,7 @@
 import { UsageError } from '../core/errors.js';
 import { readLatestReport } from '../outputs/report-files.js';
-import { configFromArgs, type PassArgs } from './options.js';
+import type { PassArgs } from './options.js';
+import { configFromArgs } from './pass-config.js';
 
 /** `agent-janitor report`: the latest report, as Markdown or JSON. */
 export async function reportCommand(args: PassArgs): Promise<number> {

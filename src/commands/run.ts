@@ -2,7 +2,8 @@ import { allProviders } from '../providers/index.js';
 import { meteredPass } from '../outputs/metrics/metered-pass.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger } from './logger.js';
-import { configFromArgs, parseOnly, type PassArgs } from './options.js';
+import { parseOnly, type PassArgs } from './options.js';
+import { configFromArgs } from './pass-config.js';
 
 export interface RunArgs extends PassArgs {
   'report-only'?: boolean;

@@ -3,7 +3,8 @@ import { parseListen } from '../serve/listen.js';
 import { validateSchedule } from '../serve/schedule.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
-import { configFromArgs, parseOnly, type PassArgs } from './options.js';
+import { parseOnly, type PassArgs } from './options.js';
+import { configFromArgs } from './pass-config.js';
 
 export interface ServeArgs extends PassArgs {
   listen?: string;
