@@ -13,6 +13,8 @@ export interface GitOptions {
   owner?: Owner | null;
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Written to git's standard input (`--stdin` commands); without it git reads an empty input. */
+  input?: string;
 }
 
 export class GitError extends Error {
@@ -47,9 +49,12 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
     const child = spawn('git', [...SAFE_CONFIG, ...args], {
       cwd: options.cwd,
       env: gitEnvironment(options.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       ...(options.owner ? { uid: options.owner.uid, gid: options.owner.gid } : {}),
     });
+    // git may exit before reading it all (a bad revision): its exit code tells, not EPIPE.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
