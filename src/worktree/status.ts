@@ -8,21 +8,62 @@ export interface WorktreeChanges {
   sample: string[];
 }
 
+/** A worktree's HEAD: the commit (null on an unborn branch) and the branch it is on (null when detached). */
+export interface HeadState {
+  commit: string | null;
+  /** Full ref name, `refs/heads/<name>`. */
+  branch: string | null;
+}
+
+export interface WorktreeStatus {
+  changes: WorktreeChanges;
+  head: HeadState;
+}
+
 /**
- * `git status --porcelain --untracked-files=all`: every untracked file counts (ignored ones do
- * not), and submodules are not ignored. GIT_OPTIONAL_LOCKS=0 (src/git/git.ts) keeps status from
- * refreshing the index, so an agent's index.lock is never taken or raced.
+ * One `git status --porcelain=v2 --branch` answers both what is at stake and where HEAD is, so a
+ * worktree costs one git process. Every untracked file counts (ignored ones do not), submodules
+ * are not ignored; GIT_OPTIONAL_LOCKS=0 (src/git/git.ts) keeps status from refreshing the index,
+ * so an agent's index.lock is never taken or raced. Ahead/behind and renames are not asked for:
+ * neither changes what is at stake, and both cost a walk.
  */
-export async function readChanges(worktree: string): Promise<WorktreeChanges> {
-  const out = await git(['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'], { cwd: worktree });
+export async function readWorktreeStatus(worktree: string): Promise<WorktreeStatus> {
+  const out = await git(
+    ['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '--no-renames', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+    { cwd: worktree },
+  );
+  return parseStatus(out, worktree);
+}
+
+// Fields before the path in each porcelain v2 record type.
+const FIELDS_BEFORE_PATH: Record<string, number> = { '1': 8, '2': 9, u: 10, '?': 1 };
+
+export function parseStatus(out: string, worktree: string): WorktreeStatus {
   const changes: WorktreeChanges = { changed: 0, untracked: 0, sample: [] };
-  for (const line of out.split('\n')) {
-    if (line.length < 4) continue;
-    if (line.startsWith('??')) changes.untracked += 1;
+  let commit: string | null | undefined;
+  let branch: string | null | undefined;
+  const records = out.split('\0');
+  for (let k = 0; k < records.length; k += 1) {
+    const record = records[k] as string;
+    if (record === '') continue;
+    if (record.startsWith('# ')) {
+      const [, key, value = ''] = record.split(' ');
+      if (key === 'branch.oid') commit = value === '(initial)' ? null : value;
+      if (key === 'branch.head') branch = value === '(detached)' ? null : `refs/heads/${value}`;
+      continue;
+    }
+    const type = record[0] as string;
+    const fields = FIELDS_BEFORE_PATH[type];
+    if (fields === undefined) throw new Error(`git status in ${worktree} printed a record this version does not know: ${JSON.stringify(record.slice(0, 40))}`);
+    if (type === '?') changes.untracked += 1;
     else changes.changed += 1;
-    if (changes.sample.length < 3) changes.sample.push(line.slice(3));
+    // A rename record is followed by one holding the original path (not asked for, but never miscounted).
+    if (type === '2') k += 1;
+    if (changes.sample.length < 3) changes.sample.push(record.split(' ').slice(fields).join(' '));
   }
-  return changes;
+  if (commit === undefined || branch === undefined) throw new Error(`git status in ${worktree} did not say where HEAD is`);
+  if (commit !== null && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`git status in ${worktree} named HEAD ${JSON.stringify(commit)}, which is no object id`);
+  return { changes, head: { commit, branch } };
 }
 
 export function isClean(changes: WorktreeChanges): boolean {
