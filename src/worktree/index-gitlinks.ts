@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { errorMessage } from '../core/errors.js';
+import { readFileBuffer } from '../safety/fs.js';
+
+/**
+ * What a worktree's index file says about gitlinks (submodule entries), read without running git:
+ * the first gitlink's path, null when there is none, or `unknown` with the reason when the file is
+ * anything this reader does not fully understand (then git is asked instead).
+ */
+export type IndexGitlinks = { known: true; gitlink: string | null } | { known: false; reason: string };
+
+const unknown = (reason: string): IndexGitlinks => ({ known: false, reason });
+
+const GITLINK_TYPE = 0o16; // mode >> 12 of 0160000
+const DIRECTORY_TYPE = 0o04; // a sparse index's folder entry hides what is inside it
+const FIXED_BEFORE_OID = 40;
+
+/** Reads `<adminDir>/index`, the index of a linked worktree. */
+export async function readIndexGitlinks(indexFile: string): Promise<IndexGitlinks> {
+  let data: Buffer;
+  try {
+    data = await readFileBuffer(indexFile);
+  } catch (err) {
+    return unknown(`cannot read ${indexFile}: ${errorMessage(err)}`);
+  }
+  return parseIndexGitlinks(data);
+}
+
+/**
+ * The trailing checksum proves both that the file was read whole (not torn by a writer) and which
+ * hash the repository uses, so the entries' object ids have a known width.
+ */
+export function parseIndexGitlinks(data: Buffer): IndexGitlinks {
+  if (data.length < 12 + 20 || data.toString('latin1', 0, 4) !== 'DIRC') return unknown('no index signature');
+  const version = data.readUInt32BE(4);
+  if (version < 2 || version > 4) return unknown(`index version ${version}`);
+  const oidLength = checksumLength(data);
+  if (oidLength === null) return unknown('the index checksum does not match (being rewritten, or written without one)');
+  const end = data.length - oidLength;
+  const count = data.readUInt32BE(8);
+  let offset = 12;
+  let previousName: Buffer = Buffer.alloc(0);
+  let gitlink: string | null = null;
+  for (let k = 0; k < count; k += 1) {
+    const flagsAt = offset + FIXED_BEFORE_OID + oidLength;
+    if (flagsAt + 2 > end) return unknown('an entry runs past the end of the index');
+    const type = data.readUInt32BE(offset + 24) >>> 12;
+    const extended = version >= 3 && (data.readUInt16BE(flagsAt) & 0x4000) !== 0;
+    let at = flagsAt + 2 + (extended ? 2 : 0);
+    let name: Buffer;
+    if (version === 4) {
+      const strip = readVarint(data, at, end);
+      if (strip === null || strip.value > previousName.length) return unknown('a compressed entry name cannot be read');
+      at = strip.next;
+      const nul = data.indexOf(0, at);
+      if (nul < 0 || nul >= end) return unknown('an entry name is not terminated');
+      name = Buffer.concat([previousName.subarray(0, previousName.length - strip.value), data.subarray(at, nul)]);
+      offset = nul + 1;
+    } else {
+      const nul = data.indexOf(0, at);
+      if (nul < 0 || nul >= end) return unknown('an entry name is not terminated');
+      name = data.subarray(at, nul);
+      // Entries are NUL-padded to a multiple of eight bytes.
+      const length = nul + 1 - offset;
+      offset += Math.ceil(length / 8) * 8;
+      if (offset > end) return unknown('an entry runs past the end of the index');
+    }
+    previousName = name;
+    if (type === DIRECTORY_TYPE) return unknown('a sparse index (folder entries)');
+    if (type === GITLINK_TYPE && gitlink === null) gitlink = name.toString('utf8');
+  }
+  return checkExtensions(data, offset, end) ?? { known: true, gitlink };
+}
+
+function checksumLength(data: Buffer): number | null {
+  for (const [algorithm, length] of [['sha1', 20], ['sha256', 32]] as const) {
+    if (data.length < 12 + length) continue;
+    const body = data.subarray(0, data.length - length);
+    if (createHash(algorithm).update(body).digest().equals(data.subarray(data.length - length))) return length;
+  }
+  return null;
+}
+
+/** Extensions that move entries out of this file (split index, sparse folders) make it incomplete. */
+function checkExtensions(data: Buffer, start: number, end: number): IndexGitlinks | null {
+  let at = start;
+  while (at < end) {
+    if (at + 8 > end) return unknown('an index extension is cut short');
+    const signature = data.toString('latin1', at, at + 4);
+    if (signature === 'link') return unknown('a split index (its entries live in a shared index)');
+    if (signature === 'sdir') return unknown('a sparse index');
+    at += 8 + data.readUInt32BE(at + 4);
+  }
+  return at === end ? null : unknown('the index extensions do not end where the checksum begins');
+}
+
+/** git's offset varint (varint.c): seven bits a byte, each continuation adding one. */
+function readVarint(data: Buffer, start: number, end: number): { value: number; next: number } | null {
+  let at = start;
+  if (at >= end) return null;
+  let byte = data[at++] as number;
+  let value = byte & 0x7f;
+  while (byte & 0x80) {
+    if (at >= end || value > 2 ** 40) return null;
+    byte = data[at++] as number;
+    value = ((value + 1) * 128) + (byte & 0x7f);
+  }
+  return { value, next: at };
+}
