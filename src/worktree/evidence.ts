@@ -1,8 +1,8 @@
 import { errorMessage } from '../core/errors.js';
 import { mapLimit } from '../util/limit.js';
-import { commitsOnlyHere, readHead, refsContaining, type HeadState } from './head.js';
+import { readAncestry, type Ancestry } from './ancestry.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
-import { readChanges, type WorktreeChanges } from './status.js';
+import { readWorktreeStatus, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
 import { findSubmodule } from './submodules.js';
 
 /** Git processes at once across worktrees: enough to overlap waiting on disk, few enough for a shared box. */
@@ -30,28 +30,68 @@ export function otherRefs(facts: GitFacts): string[] {
 
 /** Reads the link of a worktree and asks git about it. */
 export async function examineWorktree(worktree: string): Promise<WorktreeEvidence> {
-  const linked = await readWorktreeLink(worktree);
-  if (!linked.ok) return { path: worktree, state: 'unlinked', problem: linked.problem, detail: linked.detail };
-  const { link } = linked;
-  try {
-    return { path: worktree, state: 'linked', link, git: await readGitFacts(link) };
-  } catch (err) {
-    return { path: worktree, state: 'linked', link, git: null, gitError: errorMessage(err) };
-  }
+  return (await examineWorktrees([worktree]))[0] as WorktreeEvidence;
 }
 
-/** Examines many worktrees, a bounded number at a time. */
-export function examineWorktrees(worktrees: readonly string[], concurrency = GIT_CONCURRENCY): Promise<WorktreeEvidence[]> {
-  return mapLimit(worktrees, concurrency, (worktree) => examineWorktree(worktree));
+/** Examines many worktrees: their links, then git, a bounded number of processes at a time. */
+export async function examineWorktrees(worktrees: readonly string[], concurrency = GIT_CONCURRENCY): Promise<WorktreeEvidence[]> {
+  const linked = await mapLimit(worktrees, concurrency, (worktree) => readWorktreeLink(worktree));
+  const links = linked.flatMap((result) => (result.ok ? [result.link] : []));
+  const facts = await readGitFacts(links, concurrency);
+  const byPath = new Map(links.map((link, k) => [link.path, facts[k] as GitFacts | Error]));
+  return linked.map((result, k): WorktreeEvidence => {
+    if (!result.ok) return { path: worktrees[k] as string, state: 'unlinked', problem: result.problem, detail: result.detail };
+    return withFacts(worktrees[k] as string, result.link, byPath.get(result.link.path) as GitFacts | Error);
+  });
 }
 
-export async function readGitFacts(link: WorktreeLink): Promise<GitFacts> {
-  const changes = await readChanges(link.path);
-  const head = await readHead(link.path);
-  const containing = head.commit ? await refsContaining(link.path, head.commit) : [];
-  const facts: GitFacts = { changes, head, containingRefs: containing, commitsOnlyHere: null, submodule: await findSubmodule(link) };
-  if (head.commit && otherRefs(facts).length === 0) facts.commitsOnlyHere = await commitsOnlyHere(link.path, head.commit, head.branch);
-  return facts;
+export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts | Error): WorktreeEvidence {
+  if (facts instanceof Error) return { path: worktree, state: 'linked', link, git: null, gitError: facts.message };
+  return { path: worktree, state: 'linked', link, git: facts };
+}
+
+/**
+ * One `git status` per worktree (the index is read for gitlinks without git), then the refs and
+ * commits of each repository asked once for all of its worktrees. A failure is the answer for the
+ * worktrees it concerns, never for the rest.
+ */
+export async function readGitFacts(links: readonly WorktreeLink[], concurrency = GIT_CONCURRENCY): Promise<Array<GitFacts | Error>> {
+  const local = await mapLimit(links, concurrency, async (link): Promise<{ status: WorktreeStatus; submodule: string | null } | Error> => {
+    try {
+      return { status: await readWorktreeStatus(link.path), submodule: await findSubmodule(link) };
+    } catch (err) {
+      return asError(err);
+    }
+  });
+  const repositories = new Map<string, number[]>();
+  local.forEach((read, k) => {
+    if (read instanceof Error) return;
+    const common = (links[k] as WorktreeLink).commonDir;
+    repositories.set(common, [...(repositories.get(common) ?? []), k]);
+  });
+  const ancestry = new Array<Ancestry | Error>(links.length);
+  await mapLimit([...repositories.values()], concurrency, async (members) => {
+    const heads = members.map((k) => {
+      const read = local[k] as { status: WorktreeStatus };
+      return { path: (links[k] as WorktreeLink).path, ...read.status.head };
+    });
+    try {
+      const answers = await readAncestry((links[members[0] as number] as WorktreeLink).path, heads);
+      members.forEach((k, m) => (ancestry[k] = answers[m] as Ancestry | Error));
+    } catch (err) {
+      for (const k of members) ancestry[k] = asError(err);
+    }
+  });
+  return local.map((read, k) => {
+    if (read instanceof Error) return read;
+    const held = ancestry[k] as Ancestry | Error;
+    if (held instanceof Error) return held;
+    return { changes: read.status.changes, head: read.status.head, containingRefs: held.containingRefs, commitsOnlyHere: held.commitsOnlyHere, submodule: read.submodule };
+  });
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(errorMessage(err));
 }
 
 export function shortCommit(commit: string | null): string {
