@@ -1,9 +1,10 @@
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import type { TreeFacts } from '../../safety/walk.js';
 import { mapLimit } from '../../util/limit.js';
-import { GIT_CONCURRENCY, readGitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
+import { GIT_CONCURRENCY, readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
-import { readWorktreeLink } from '../../worktree/link.js';
+import { readWorktreeLink, type LinkResult, type WorktreeLink } from '../../worktree/link.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
@@ -28,28 +29,52 @@ export const worktreesProvider: Provider = {
       }
     }
     const nowMs = ctx.now.getTime();
-    const candidates = await mapLimit(found, GIT_CONCURRENCY, ({ root, worktree }) => candidateFor(root, worktree, { set: root.set, idleAfterMs: root.idleAfterMs, nowMs }));
+    const items = found.map(({ root, worktree }) => ({ root, worktree, policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs } }));
+    const examined = await examineSetWorktrees(items, ctx.measure);
+    const candidates = items.map((item, k) => candidateFor(item.root, item.worktree, examined[k] as SetWorktreeEvidence, item.policy));
     return { roots, candidates };
   },
 };
 
-/** Reads what a judgement needs, cheapest first: git is only asked about a tree that is idle and unlocked. */
-export async function examineSetWorktree(worktree: string, policy: IdlePolicy): Promise<{ evidence: WorktreeEvidence; newest: NewestWrite }> {
-  const linked = await readWorktreeLink(worktree);
-  if (!linked.ok) return { evidence: { path: worktree, state: 'unlinked', problem: linked.problem, detail: linked.detail }, newest: { ms: null } };
-  const { link } = linked;
-  const newest = newestWrite([link.path, link.adminDir]);
-  const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
-  if (link.lockedReason !== null || !idle) return { evidence: { path: worktree, state: 'linked', link, git: null }, newest };
-  try {
-    return { evidence: { path: worktree, state: 'linked', link, git: await readGitFacts(link) }, newest };
-  } catch (err) {
-    return { evidence: { path: worktree, state: 'linked', link, git: null, gitError: errorMessage(err) }, newest };
-  }
+export interface SetWorktreeEvidence {
+  evidence: WorktreeEvidence;
+  newest: NewestWrite;
 }
 
-async function candidateFor(root: SetRoot, worktree: string, policy: IdlePolicy): Promise<Candidate> {
-  const { evidence, newest } = await examineSetWorktree(worktree, policy);
+/**
+ * Reads what the judgements need, cheapest first: the links and the newest writes of every tree,
+ * then git, asked only about trees that are idle and unlocked, all of them together (one status
+ * per worktree, one ref and commit listing per repository).
+ */
+export async function examineSetWorktrees(
+  items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
+  measure?: (root: string) => TreeFacts,
+): Promise<SetWorktreeEvidence[]> {
+  const linked = await mapLimit(items, GIT_CONCURRENCY, (item) => readWorktreeLink(item.worktree));
+  const examined: SetWorktreeEvidence[] = [];
+  const toAsk: Array<{ at: number; link: WorktreeLink }> = [];
+  items.forEach(({ worktree, policy }, k) => {
+    const result = linked[k] as LinkResult;
+    if (!result.ok) {
+      examined.push({ evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail }, newest: { ms: null } });
+      return;
+    }
+    const { link } = result;
+    const newest = newestWrite([link.path, link.adminDir], measure);
+    const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
+    examined.push({ evidence: { path: worktree, state: 'linked', link, git: null }, newest });
+    if (link.lockedReason === null && idle) toAsk.push({ at: k, link });
+  });
+  const facts = await readGitFacts(toAsk.map((ask) => ask.link));
+  toAsk.forEach(({ at, link }, k) => {
+    const entry = examined[at] as SetWorktreeEvidence;
+    entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);
+  });
+  return examined;
+}
+
+function candidateFor(root: SetRoot, worktree: string, examined: SetWorktreeEvidence, policy: IdlePolicy): Candidate {
+  const { evidence, newest } = examined;
   const judgement = judgeSetWorktree(evidence, newest, policy);
   const candidate: Candidate = { provider: 'worktrees', kind: 'worktree', path: worktree, root: root.root, judgement };
   if (evidence.state !== 'linked') return candidate;
