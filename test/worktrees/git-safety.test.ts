@@ -103,6 +103,11 @@ describe('worktrees: git is only ever read without locks, and removal is git wor
     expect(removes.map((call) => call.args.split(' ').slice(-3).join(' ')).sort()).toEqual(
       ['agent-done', 'in-use', 'merged-clean', 'merged-later', 'pushed', 'tagged'].map((name) => `worktree remove ${w.at(name)}`).sort(),
     );
+    // One status per worktree; refs and commits once per repository (the world has one), and once
+    // more for each removal's last-moment look. Nothing per worktree besides the status.
+    expect(calls.filter((call) => ['rev-parse', 'symbolic-ref', 'ls-files'].includes(call.command))).toEqual([]);
+    expect(calls.filter((call) => call.command === 'for-each-ref' && !call.args.includes('--contains')).length).toBe(1 + removes.length);
+    expect(calls.filter((call) => call.command === 'rev-list').length).toBe(1 + removes.length);
     for (const call of calls) {
       expect(call.args).not.toMatch(/ (--force|-f|prune|gc)( |$)/);
       expect(['branch', 'update-ref', 'tag', 'reset', 'checkout', 'stash', 'commit']).not.toContain(call.command);

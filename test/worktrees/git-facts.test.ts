@@ -1,0 +1,195 @@
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readAncestry } from '../../src/worktree/ancestry.js';
+import { examineWorktree, examineWorktrees, otherRefs, type GitFacts } from '../../src/worktree/evidence.js';
+import { parseIndexGitlinks, readIndexGitlinks } from '../../src/worktree/index-gitlinks.js';
+import { readWorktreeLink, type WorktreeLink } from '../../src/worktree/link.js';
+import { findSubmodule, gitlinkFromGit } from '../../src/worktree/submodules.js';
+import { put } from '../helpers/fs-fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { addWorktree, commitFile, makeRepo, sh } from './git-fixtures.js';
+
+/** What git answers for one worktree alone: the refs holding HEAD, and the commits only its branch holds. */
+function gitAlone(worktree: string): { containing: string[]; onlyHere: number | null } {
+  const head = sh(worktree, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}').trim();
+  const containing = sh(worktree, 'for-each-ref', '--contains', head, '--format=%(refname)', 'refs/heads', 'refs/remotes', 'refs/tags').split('\n').filter(Boolean);
+  const branch = sh(worktree, 'branch', '--show-current').trim();
+  const exclude = branch ? [`--exclude=${branch}`] : [];
+  const onlyHere = Number(sh(worktree, 'rev-list', '--count', head, '--not', ...exclude, '--branches', '--remotes', '--tags').trim());
+  return { containing, onlyHere };
+}
+
+function facts(evidence: Awaited<ReturnType<typeof examineWorktree>>): GitFacts {
+  if (evidence.state !== 'linked' || !evidence.git) throw new Error(`no git facts for ${evidence.path}: ${JSON.stringify(evidence)}`);
+  return evidence.git;
+}
+
+async function linkOf(worktree: string): Promise<WorktreeLink> {
+  const linked = await readWorktreeLink(worktree);
+  if (!linked.ok) throw new Error(linked.detail);
+  return linked.link;
+}
+
+/** One repository with a worktree of every shape of ancestry, and a second repository beside it. */
+function buildAncestryWorld(dir: string): { shapes: Record<string, string>; unborn: string } {
+  const repo = makeRepo(path.join(dir, 'repo'));
+  const at = (name: string) => path.join(dir, 'wt', name);
+  const shapes: Record<string, string> = {};
+  const add = (name: string, branch = `agent/${name}`) => (shapes[name] = addWorktree(repo, at(name), branch));
+
+  add('fresh');
+  add('merged');
+  commitFile(at('merged'), 'merged.txt', 'merged\n');
+  sh(repo, 'merge', '-q', '--no-ff', '-m', 'merge agent/merged', 'agent/merged');
+  add('unique');
+  commitFile(at('unique'), 'one.txt', '1\n');
+  commitFile(at('unique'), 'two.txt', '2\n');
+  shapes.stacked = at('stacked');
+  sh(repo, 'worktree', 'add', '-q', '-b', 'agent/stacked', at('stacked'), 'agent/unique');
+  commitFile(at('stacked'), 'three.txt', '3\n');
+  shapes.detached = at('detached');
+  sh(repo, 'worktree', 'add', '-q', '--detach', at('detached'), 'agent/unique');
+  commitFile(at('detached'), 'four.txt', '4\n');
+  add('tagged');
+  const tagged = commitFile(at('tagged'), 'tagged.txt', 't\n');
+  sh(repo, 'tag', '-a', '-m', 'release', 'v1', tagged);
+  sh(repo, 'tag', 'tree-only', 'HEAD^{tree}');
+  add('pushed');
+  const pushed = commitFile(at('pushed'), 'pushed.txt', 'p\n');
+  sh(repo, 'update-ref', 'refs/remotes/origin/agent/pushed', pushed);
+  add('twin', 'agent/twin');
+  sh(repo, 'branch', '-q', 'agent/twin-copy', 'agent/twin');
+  commitFile(at('twin'), 'twin.txt', 'w\n');
+  sh(repo, 'branch', '-q', '-f', 'agent/twin-copy', 'agent/twin');
+
+  const other = makeRepo(path.join(dir, 'other'));
+  shapes.elsewhere = addWorktree(other, at('elsewhere'), 'agent/elsewhere');
+  const unborn = addWorktree(repo, at('unborn'), 'agent/unborn');
+  sh(unborn, 'checkout', '-q', '--orphan', 'agent/unborn-orphan');
+  return { shapes, unborn };
+}
+
+describe('worktree engine: git facts for many worktrees at once', () => {
+  it('answers for every worktree of a batch what git answers for that worktree alone', async () => {
+    const dir = tempDir();
+    const { shapes, unborn } = buildAncestryWorld(dir);
+    const names = Object.keys(shapes);
+    const batch = await examineWorktrees([...names.map((name) => shapes[name] as string), unborn]);
+
+    for (const [k, name] of names.entries()) {
+      const worktree = shapes[name] as string;
+      const together = facts(batch[k] as Awaited<ReturnType<typeof examineWorktree>>);
+      const alone = facts(await examineWorktree(worktree));
+      const oracle = gitAlone(worktree);
+      const own = together.head.branch;
+      const oracleOthers = oracle.containing.filter((ref) => ref !== own);
+      expect(together.head.commit, name).toBe(sh(worktree, 'rev-parse', 'HEAD').trim());
+      expect(otherRefs(together).length > 0, `${name} held by another ref`).toBe(oracleOthers.length > 0);
+      expect(otherRefs(alone).length > 0, `${name} held by another ref, asked alone`).toBe(oracleOthers.length > 0);
+      for (const ref of otherRefs(together)) expect(oracleOthers, name).toContain(ref);
+      if (oracleOthers.length === 0) {
+        expect(together.commitsOnlyHere, name).toBe(oracle.onlyHere);
+        expect(alone.commitsOnlyHere, name).toBe(oracle.onlyHere);
+      }
+    }
+
+    const byName = (name: string) => facts(batch[names.indexOf(name)] as Awaited<ReturnType<typeof examineWorktree>>);
+    // main moved on (a merge) and every later branch started from it: both are held from outside the graph.
+    expect(otherRefs(byName('fresh'))).toContain('refs/heads/main');
+    expect(otherRefs(byName('merged'))).toContain('refs/heads/main');
+    expect(otherRefs(byName('unique'))).toEqual(['refs/heads/agent/stacked']);
+    expect(byName('stacked').commitsOnlyHere).toBe(1);
+    expect(byName('detached')).toMatchObject({ containingRefs: [], commitsOnlyHere: 1, head: { branch: null } });
+    expect(otherRefs(byName('tagged'))).toEqual(['refs/tags/v1']);
+    expect(otherRefs(byName('pushed'))).toEqual(['refs/remotes/origin/agent/pushed']);
+    expect(otherRefs(byName('twin'))).toEqual(['refs/heads/agent/twin-copy']);
+    expect(otherRefs(byName('elsewhere'))).toEqual(['refs/heads/main']);
+    expect(facts(batch[names.length] as Awaited<ReturnType<typeof examineWorktree>>)).toMatchObject({ head: { commit: null, branch: 'refs/heads/agent/unborn-orphan' }, containingRefs: [], commitsOnlyHere: null });
+  });
+
+  it('a HEAD that moved between the status and the ref listing is an error for that worktree alone', async () => {
+    const dir = tempDir();
+    const repo = makeRepo(path.join(dir, 'repo'));
+    const moving = addWorktree(repo, path.join(dir, 'moving'), 'agent/moving');
+    const still = addWorktree(repo, path.join(dir, 'still'), 'agent/still');
+    const before = sh(moving, 'rev-parse', 'HEAD').trim();
+    commitFile(moving, 'later.txt', 'later\n');
+
+    const answers = await readAncestry(moving, [
+      { path: moving, commit: before, branch: 'refs/heads/agent/moving' },
+      { path: still, commit: before, branch: 'refs/heads/agent/still' },
+    ]);
+    expect(answers[0]).toBeInstanceOf(Error);
+    expect((answers[0] as Error).message).toContain(`HEAD of ${moving} moved while it was read`);
+    expect(answers[1]).toEqual({ containingRefs: expect.arrayContaining(['refs/heads/agent/still', 'refs/heads/main']), commitsOnlyHere: null });
+  });
+});
+
+describe('worktree engine: gitlinks read from the index without git', () => {
+  function worktreeWithGitlink(dir: string, objectFormat?: string): { worktree: string; index: string } {
+    const repo = path.join(dir, 'repo');
+    put(path.join(repo, 'README.md'), 'x\n');
+    sh(dir, 'init', '-q', ...(objectFormat ? [`--object-format=${objectFormat}`] : []), repo);
+    sh(repo, 'add', '.');
+    sh(repo, 'commit', '-q', '-m', 'first');
+    const worktree = addWorktree(repo, path.join(dir, 'wt'), 'agent/linked');
+    const head = sh(worktree, 'rev-parse', 'HEAD').trim();
+    // A gitlink staged with no .gitmodules and no modules/ folder: only the index tells.
+    sh(worktree, 'update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`);
+    return { worktree, index: path.join(sh(worktree, 'rev-parse', '--absolute-git-dir').trim(), 'index') };
+  }
+
+  it('finds the gitlink in index versions 2, 3 and 4 and in a SHA-256 repository, as git ls-files does', async () => {
+    const dir = tempDir();
+    const { worktree, index } = worktreeWithGitlink(path.join(dir, 'sha1'));
+    const versionOf = () => readFileSync(index).readUInt32BE(4);
+
+    expect(versionOf()).toBe(2);
+    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+    put(path.join(worktree, 'later.txt'), 'later\n');
+    sh(worktree, 'add', '--intent-to-add', 'later.txt');
+    expect(versionOf()).toBe(3);
+    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+    sh(worktree, 'update-index', '--index-version', '4');
+    expect(versionOf()).toBe(4);
+    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+    expect(await gitlinkFromGit(worktree)).toBe('vendor/lib');
+    expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+
+    sh(worktree, 'rm', '-q', '--cached', 'vendor/lib');
+    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: null });
+    expect(await findSubmodule(await linkOf(worktree))).toBeNull();
+
+    const sha256 = worktreeWithGitlink(path.join(dir, 'sha256'), 'sha256');
+    expect(await readIndexGitlinks(sha256.index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+  });
+
+  it('hands git every index it does not fully understand, and the gitlink is still found', async () => {
+    const dir = tempDir();
+    const { worktree, index } = worktreeWithGitlink(dir);
+    const data = readFileSync(index);
+
+    const torn = parseIndexGitlinks(data.subarray(0, data.length - 7));
+    expect(torn).toMatchObject({ known: false, reason: expect.stringContaining('checksum') });
+    const flipped = Buffer.from(data);
+    flipped[20] = (flipped[20] as number) ^ 0xff;
+    expect(parseIndexGitlinks(flipped)).toMatchObject({ known: false });
+    expect(parseIndexGitlinks(Buffer.from('not an index at all, just text'))).toMatchObject({ known: false, reason: 'no index signature' });
+
+    const saved = path.join(dir, 'index.saved');
+    copyFileSync(index, saved);
+    writeFileSync(index, data.subarray(0, 40));
+    expect(await readIndexGitlinks(index)).toMatchObject({ known: false });
+    copyFileSync(saved, index);
+
+    sh(worktree, 'update-index', '--split-index');
+    expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('split index') });
+    expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    sh(worktree, 'update-index', '--no-split-index');
+
+    sh(worktree, 'sparse-checkout', 'init', '--cone', '--sparse-index');
+    expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('sparse') });
+    expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+  });
+});
