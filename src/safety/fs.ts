@@ -15,6 +15,7 @@ export const lstatSync = (p: string): Stats => fs.lstatSync(p);
 export const readlink = (p: string): Promise<string> => fsp.readlink(p);
 export const readlinkSync = (p: string): string => fs.readlinkSync(p);
 export const realpath = (p: string): Promise<string> => fsp.realpath(p);
+export const realpathSync = (p: string): string => fs.realpathSync.native(p);
 export const readFile = (p: string): Promise<string> => fsp.readFile(p, 'utf8');
 export const readFileBuffer = (p: string): Promise<Buffer> => fsp.readFile(p);
 export const readFileSync = (p: string): string => fs.readFileSync(p, 'utf8');

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
-import { realpath } from './fs.js';
+import { realpathSync } from './fs.js';
 import { processesInside, type ProcessTable } from './processes.js';
 import { measureTree, type TreeFacts } from './walk.js';
 
@@ -18,10 +18,7 @@ export async function inspectCandidate(
 ): Promise<InspectedFacts | null> {
   if (candidate.path === null) return null;
   const target = path.resolve(candidate.path);
-  // The canonical path the process check needs is looked up while the path checks wait on the
-  // disk, not after them: one round trip less per candidate.
-  const canonical = processes ? canonicalOrNull(target) : null;
-  const pathFacts = await inspectPath(candidate.root ?? path.dirname(target), target);
+  const pathFacts = inspectPath(candidate.root ?? path.dirname(target), target);
   const facts: InspectedFacts = {
     path: pathFacts,
     exists: pathFacts.exists,
@@ -55,13 +52,13 @@ export async function inspectCandidate(
       // A watched companion that is gone has no write to count.
     }
   }
-  if (processes) facts.processesInside = pidsMatching(processes, target, await canonical);
+  if (processes) facts.processesInside = pidsMatching(processes, target, canonicalOrNull(target));
   return facts;
 }
 
 /** The pids with anything inside `target`, matched by its lexical and its canonical path. */
 export async function pidsInside(processes: ProcessTable, target: string): Promise<number[]> {
-  return pidsMatching(processes, target, await canonicalOrNull(target));
+  return pidsMatching(processes, target, canonicalOrNull(target));
 }
 
 function pidsMatching(processes: ProcessTable, target: string, canonical: string | null): number[] {
@@ -71,9 +68,9 @@ function pidsMatching(processes: ProcessTable, target: string, canonical: string
 }
 
 /** Gone or unreadable: the lexical path is then all there is to match. */
-async function canonicalOrNull(target: string): Promise<string | null> {
+function canonicalOrNull(target: string): string | null {
   try {
-    return await realpath(target);
+    return realpathSync(target);
   } catch {
     return null;
   }
