@@ -1,13 +1,9 @@
 #!/usr/bin/env node
-import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
+// Start-up cost is paid by every `run` from cron or a timer: this file statically imports only
+// what every invocation needs. A command's module (and with it zod, yaml, pino, SQLite, the
+// providers, the metrics) is imported when that command runs, and `--version` skips even yargs.
 import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
-import { configCommand } from './commands/config.js';
-import { demoCommand } from './commands/demo.js';
 import { withPassOptions } from './commands/options.js';
-import { reportCommand } from './commands/report.js';
-import { runCommand } from './commands/run.js';
-import { serveCommand } from './commands/serve.js';
 import { VERSION } from './core/version.js';
 
 const EXIT_OK = 0;
@@ -17,6 +13,12 @@ const EXIT_FAILED = 1;
 
 /** The one place typed errors become exit codes. */
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && argv[0] === '--version') {
+    // What yargs prints for it, without loading yargs.
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT_OK;
+  }
+  const { default: yargs } = await import('yargs');
   let code = EXIT_OK;
   const run = (work: Promise<number>) => work.then((result) => { code = result; });
   await yargs(argv)
@@ -30,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
       (y) => withPassOptions(y)
         .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' })
         .option('json', { type: 'boolean', describe: 'print the report JSON on stdout' }),
-      (args) => run(runCommand(args)),
+      (args) => run(import('./commands/run.js').then(({ runCommand }) => runCommand(args))),
     )
     .command(
       'serve',
@@ -38,26 +40,26 @@ async function main(argv: string[]): Promise<number> {
       (y) => withPassOptions(y)
         .option('listen', { type: 'string', describe: 'HOST:PORT of the HTTP server; replaces `serve.listen`' })
         .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' }),
-      (args) => run(serveCommand(args)),
+      (args) => run(import('./commands/serve.js').then(({ serveCommand }) => serveCommand(args))),
     )
     .command(
       'report',
       'print the latest report (Markdown, or JSON with --json)',
       (y) => withPassOptions(y).option('json', { type: 'boolean' }),
-      (args) => run(reportCommand(args)),
+      (args) => run(import('./commands/report.js').then(({ reportCommand }) => reportCommand(args))),
     )
     .command(
       'config',
       'validate the config and print the effective config as YAML',
       (y) => withPassOptions(y),
-      (args) => run(configCommand(args)),
+      (args) => run(import('./commands/config.js').then(({ configCommand }) => configCommand(args))),
     )
     .command(
       'demo',
       'build a realistic sandbox, run a report-only pass and a real pass on it',
       (y) => y.option('dir', { type: 'string', describe: 'an absent or empty folder for the sandbox' })
         .option('log-level', { type: 'string', default: 'warn' }),
-      (args) => run(demoCommand({ dir: args.dir })),
+      (args) => run(import('./commands/demo.js').then(({ demoCommand }) => demoCommand({ dir: args.dir }))),
     )
     .fail((message, err) => {
       throw err ?? new UsageError(message);
@@ -67,7 +69,8 @@ async function main(argv: string[]): Promise<number> {
   return code;
 }
 
-main(hideBin(process.argv)).then(
+// The arguments after `node` and the script, as yargs' hideBin takes them.
+main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
