@@ -26,7 +26,7 @@ export async function demoCommand(args: { dir?: string }): Promise<number> {
   const configFile = path.join(root, 'agent-janitor.yaml');
   await writeFile(configFile, stringify({ homes: [home], minAge: '1h', reportDir: path.join(root, 'report'), ...extra }));
   const config = await loadConfig({ file: configFile, env: { HOME: home } });
-  const log = createLogger('warn');
+  const log = await createLogger('warn');
   process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n\n== report-only pass ==\n`);
   const dry = await runPass({ config, providers: allProviders(), reportOnly: true, log, env: { HOME: home } });
   process.stdout.write(renderSummary(dry.report, config.reportDir));

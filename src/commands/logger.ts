@@ -1,10 +1,11 @@
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import type { LogLevel } from './log-levels.js';
 
 /** JSON lines on stderr; readable lines when stderr is a terminal. Never stdout, which is the report's. */
-export function createLogger(level: LogLevel): Logger {
+export async function createLogger(level: LogLevel): Promise<Logger> {
   if (process.stderr.isTTY) {
+    // pino-pretty and its colour and date libraries are loaded only for a person at a terminal.
+    const { default: pretty } = await import('pino-pretty');
     return pino({ level }, pretty({ destination: 2, sync: true, colorize: true }));
   }
   return pino({ level }, pino.destination({ dest: 2, sync: true }));

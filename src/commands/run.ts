@@ -13,7 +13,7 @@ export interface RunArgs extends PassArgs {
 export async function runCommand(args: RunArgs): Promise<number> {
   const only = parseOnly(args.only);
   const config = await configFromArgs(args);
-  const log = createLogger(args['log-level']);
+  const log = await createLogger(args['log-level']);
   const pass = await meteredPass({
     config,
     providers: allProviders(),

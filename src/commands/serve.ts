@@ -23,7 +23,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     ? parseListen(args.listen, '--listen')
     : parseListen(config.serve.listen, `${where}: serve.listen`);
   validateSchedule(config.serve.schedule, `${where}: serve.schedule`);
-  const log = createLogger(args['log-level']);
+  const log = await createLogger(args['log-level']);
   await serveUntilSignal({
     pass: { config, providers: allProviders(), only, reportOnly: Boolean(args['report-only']), log, env: process.env },
     listen,
