@@ -1,12 +1,14 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
 import type { EffectiveConfig } from '../../config/schema.js';
 import { errorMessage } from '../../core/errors.js';
-import { renderLastPass } from './last-pass.js';
 import type { PassOutcome } from './outcome.js';
 import { pushMetrics } from './pushgateway.js';
-import { readLastSuccess, writeTextfile } from './textfile.js';
+
+// prom-client and the outputs are imported only when a pass has metrics to deliver: a `run` with
+// no textfile and no Pushgateway configured never loads them.
+const loadRenderer = () => import('./last-pass.js');
+const loadTextfile = () => import('./textfile.js');
 
 export interface Delivery {
   /** The pass exited 0 and every configured output was delivered: the exit code is 0. */
@@ -29,6 +31,7 @@ export async function deliverMetrics(config: EffectiveConfig, outcome: PassOutco
   const gateway = config.metrics.pushgateway;
   if (gateway) {
     try {
+      const [{ renderLastPass }, { Registry }] = await Promise.all([loadRenderer(), import('prom-client')]);
       const text = await renderLastPass(outcome, outcome.exitCode === 0 ? passSeconds : null);
       await pushMetrics(gateway, outcome.report?.host ?? os.hostname(), text, Registry.PROMETHEUS_CONTENT_TYPE);
       log.debug({ pushgateway: gateway.url, job: gateway.job }, 'metrics pushed');
@@ -42,6 +45,7 @@ export async function deliverMetrics(config: EffectiveConfig, outcome: PassOutco
   const textfile = config.metrics.textfile;
   if (textfile) {
     try {
+      const [{ renderLastPass }, { writeTextfile }] = await Promise.all([loadRenderer(), loadTextfile()]);
       const lastSuccess = succeeded ? passSeconds : await previousLastSuccess(textfile, log);
       await writeTextfile(textfile, await renderLastPass(outcome, lastSuccess));
       log.debug({ textfile }, 'metrics textfile written');
@@ -57,6 +61,7 @@ export async function deliverMetrics(config: EffectiveConfig, outcome: PassOutco
 /** An unreadable previous file loses only the carried-over time, never this pass's figures. */
 async function previousLastSuccess(textfile: string, log: Logger): Promise<number | null> {
   try {
+    const { readLastSuccess } = await loadTextfile();
     return await readLastSuccess(textfile);
   } catch (err) {
     log.warn({ err: errorMessage(err), textfile }, 'the previous metrics file could not be read; the last success time starts over');
