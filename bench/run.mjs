@@ -51,7 +51,7 @@ async function main() {
       log(`built ${deleteFleet.entries.toLocaleString('en')} entries; deleting passes against rm -rf …`);
       await deletePhase(deleteFleet, samples, options.reps, log);
       log('startup …');
-      await startupPhase(samples, options.reps, log);
+      await startupPhase(fleet, samples, options.reps, log);
     }
 
     const table = renderTable(buildRows(samples, fleet));

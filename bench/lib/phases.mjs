@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { countVerdicts, CLI, runJanitor, runProbe } from './janitor.mjs';
 import { measure } from './measure.mjs';
 import { interleave } from './samples.mjs';
@@ -44,9 +46,18 @@ export async function scalingPhase(fleet, samples, reps, log) {
   ], log);
 }
 
-/** How long the CLI takes to start and exit, against Node itself. */
-export async function startupPhase(samples, reps, log) {
+/**
+ * What every pass pays whatever the fleet: a report-only `run` over an empty home (start-up, config,
+ * run lock, /proc scan, report), and `--version` (start-up alone), against Node itself.
+ */
+export async function startupPhase(fleet, samples, reps, log) {
+  const empty = path.join(fleet.dir, 'empty');
+  mkdirSync(path.join(empty, 'home'), { recursive: true });
+  mkdirSync(path.join(empty, 'reports'), { recursive: true });
+  const config = path.join(empty, 'agent-janitor.yaml');
+  writeFileSync(config, `homes: [${JSON.stringify(path.join(empty, 'home'))}]\n`);
   await interleave(samples, reps, [
+    ['empty pass', () => measure(process.execPath, [CLI, 'run', '--report-only', '--config', config, '--report-dir', path.join(empty, 'reports')])],
     ['cli --version', () => measure(process.execPath, [CLI, '--version'])],
     ['node -e 0', () => measure(process.execPath, ['-e', '0'])],
   ], log);

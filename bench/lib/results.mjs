@@ -56,7 +56,8 @@ export function buildRows(samples, fleet) {
     rows.push(row('most open descriptors / directory descriptors / child processes seen in a pass', `${fds} / ${dirFds} / ${children}`, '', '', 'bounded', null));
   }
   if (samples.all('cli --version').length > 0) {
-    pair('startup: `agent-janitor --version` (process)', 'cli --version', 'node -e 0', '`node -e 0`', '—');
+    pair('fixed cost: `run --report-only` over an empty home (process)', 'empty pass', 'node -e 0', '`node -e 0`', '—');
+    pair('start-up alone: `agent-janitor --version` (process)', 'cli --version', 'node -e 0', '`node -e 0`', '—');
   }
   return rows;
 }
