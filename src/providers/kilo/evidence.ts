@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs.js';
+import { readRecordedWorktree } from './config-file.js';
 import type { KiloRecords } from './database.js';
 import { lockDirectory, managedPlace, materializePin, sha1hex, type KiloLocation, type ManagedPlace } from './layout.js';
 import { inspectLock, type LockState } from './lock.js';
@@ -104,25 +104,17 @@ async function gatherFacts(evidence: RepoEvidence, ctx: EvidenceContext): Promis
 
 async function readWorktree(evidence: RepoEvidence): Promise<void> {
   const config = path.join(evidence.repo.gitdir, 'config');
-  let recorded: string;
-  try {
-    // The config file itself: `git --git-dir` refuses a repository whose worktree is gone.
-    const result = await runGit(['config', '--file', config, '--get', 'core.worktree']);
-    if (result.code === 1) {
-      evidence.worktreeProblem = `${config} records no core.worktree`;
-      return;
-    }
-    if (result.code !== 0) {
-      evidence.worktreeProblem = `${config} cannot be read: ${result.stderr.trim().split('\n').pop() ?? ''}`;
-      return;
-    }
-    recorded = result.stdout.replace(/\n$/, '');
-  } catch (err) {
-    evidence.worktreeProblem = `${config} cannot be read: ${errorMessage(err)}`;
+  const recorded = await readRecordedWorktree(config);
+  if (recorded.state === 'unrecorded') {
+    evidence.worktreeProblem = `${config} records no core.worktree`;
+    return;
+  }
+  if (recorded.state === 'unreadable') {
+    evidence.worktreeProblem = `${config} cannot be read: ${recorded.problem}`;
     return;
   }
   // git reads a relative core.worktree against the git dir.
-  evidence.worktree = path.resolve(evidence.repo.gitdir, recorded);
+  evidence.worktree = path.resolve(evidence.repo.gitdir, recorded.value);
   if (sha1hex(evidence.worktree) !== evidence.repo.name) return;
   try {
     evidence.worktreeExists = (await lstatOrNull(evidence.worktree)) ? 'yes' : 'no';
