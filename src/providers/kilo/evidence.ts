@@ -5,7 +5,7 @@ import { readRecordedWorktree } from './config-file.js';
 import type { KiloRecords } from './database.js';
 import { lockDirectory, managedPlace, materializePin, sha1hex, type KiloLocation, type ManagedPlace } from './layout.js';
 import { inspectLock, type LockState } from './lock.js';
-import type { OwnerRepoFacts, OwnerRepos } from './owner-repo.js';
+import type { OwnerRepoFacts } from './owner-repo.js';
 import type { SnapshotRepo } from './snapshots.js';
 
 /** Everything the rule looks at for one checkpoint repository. */
@@ -40,11 +40,16 @@ export interface RepoEvidence {
   readProblem?: string;
 }
 
+/** Where R's facts come from: read once per pass while gathering, looked at again under a lock. */
+export interface OwnerSource {
+  get(repo: string): Promise<OwnerRepoFacts>;
+}
+
 export interface EvidenceContext {
   location: KiloLocation;
   /** The databases' rows, or null where there are none (or they could not be read). */
   records: KiloRecords | null;
-  owners: OwnerRepos;
+  owners: OwnerSource;
   nowMs: number;
   sourceProblem?: string;
   /** Under our own hold of Kilo's lock, the lock says nothing about Kilo. */

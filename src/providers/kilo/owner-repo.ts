@@ -1,8 +1,9 @@
+import { constants } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { runGit } from '../../git/git.js';
 import { isInside } from '../../safety/containment.js';
-import { lstatOrNull, readFileOrNull, realpath } from '../../safety/fs.js';
+import { lstatOrNull, readFileOrNull, realpath, type Stats } from '../../safety/fs.js';
 
 /** What an owner repository R says of its worktrees, read without writing anything to it. */
 export interface OwnerRepoFacts {
@@ -17,7 +18,23 @@ export interface OwnerRepoFacts {
   agentManager: { files: string[]; worktrees: Set<string>; problem?: string };
   /** refs/kilo/materialize/* → the object each one pins. */
   pins: Map<string, string>;
+  /**
+   * R and its `.git` as they were when git found R to be the root of a repository, so that a
+   * later look can tell they are still the very same entries.
+   */
+  identity?: { repo: EntryId; dotGit: EntryId };
 }
+
+/** An entry's device and inode, and its kind of file. */
+export interface EntryId {
+  dev: number;
+  ino: number;
+  kind: number;
+}
+
+const entryId = (stats: Stats): EntryId => ({ dev: stats.dev, ino: stats.ino, kind: stats.mode & constants.S_IFMT });
+const sameEntry = (stats: Stats | null, known: EntryId): boolean =>
+  stats !== null && stats.dev === known.dev && stats.ino === known.ino && (stats.mode & constants.S_IFMT) === known.kind;
 
 // The Agent Manager keeps its state in `.kilo/agent-manager.json`; older versions used `.kilocode`.
 const AGENT_MANAGER_FILES = ['.kilo/agent-manager.json', '.kilocode/agent-manager.json'];
@@ -47,7 +64,10 @@ export async function inspectOwnerRepo(repo: string): Promise<OwnerRepoFacts> {
     pins: new Map(),
   };
   try {
-    if (!(await lstatOrNull(repo))) return { ...facts, state: 'missing', problem: `${repo} does not exist` };
+    const root = await lstatOrNull(repo);
+    if (!root) return { ...facts, state: 'missing', problem: `${repo} does not exist` };
+    // Looked at before git is asked: if either changes after, a later look sees another entry.
+    const dotGit = await lstatOrNull(path.join(repo, '.git'));
     facts.canonical = await realpath(repo);
     const top = await runGit(['-C', repo, 'rev-parse', '--show-toplevel']);
     if (top.code !== 0) return { ...facts, state: 'not-a-repo', problem: `${repo} is not a git repository: ${lastLine(top.stderr)}` };
@@ -55,11 +75,9 @@ export async function inspectOwnerRepo(repo: string): Promise<OwnerRepoFacts> {
     if ((await realpath(toplevel)) !== facts.canonical) {
       return { ...facts, state: 'not-a-repo', problem: `${repo} is not the root of a git repository (git finds ${toplevel})` };
     }
-    const listed = await runGit(['-C', repo, 'worktree', 'list', '--porcelain']);
-    if (listed.code !== 0) return { ...facts, state: 'unreadable', problem: `git worktree list failed in ${repo}: ${lastLine(listed.stderr)}` };
-    for (const line of listed.stdout.split('\n')) {
-      if (line.startsWith('worktree ')) facts.gitWorktrees.add(path.resolve(line.slice('worktree '.length)));
-    }
+    if (dotGit) facts.identity = { repo: entryId(root), dotGit: entryId(dotGit) };
+    const listed = await listWorktrees(repo, facts.gitWorktrees);
+    if (listed) return { ...facts, state: 'unreadable', problem: listed };
     const refs = await runGit(['-C', repo, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/kilo/materialize/']);
     if (refs.code !== 0) return { ...facts, state: 'unreadable', problem: `git for-each-ref failed in ${repo}: ${lastLine(refs.stderr)}` };
     for (const line of refs.stdout.split('\n')) {
@@ -71,6 +89,47 @@ export async function inspectOwnerRepo(repo: string): Promise<OwnerRepoFacts> {
   }
   await readAgentManager(repo, facts);
   return facts;
+}
+
+/**
+ * R again, under the lock of one of its checkpoint repositories, with one git process instead of
+ * three. When R and its `.git` are still the very entries in which git found the root of a
+ * repository (same device, inode and kind, same canonical path), only what can bring a worktree
+ * back is read again: `git worktree list` and the Agent Manager's files. The pins stay as the pass
+ * read them: a pin changes only under its repository's lock, and dropping one is a compare-and-swap
+ * at the value read. Anything else reads R again from the start.
+ */
+export async function recheckOwnerRepo(known: OwnerRepoFacts): Promise<OwnerRepoFacts> {
+  const identity = known.identity;
+  if (known.state !== 'ok' || !identity) return inspectOwnerRepo(known.path);
+  try {
+    const root = await lstatOrNull(known.path);
+    const dotGit = await lstatOrNull(path.join(known.path, '.git'));
+    if (!sameEntry(root, identity.repo) || !sameEntry(dotGit, identity.dotGit) || (await realpath(known.path)) !== known.canonical) {
+      return inspectOwnerRepo(known.path);
+    }
+  } catch {
+    return inspectOwnerRepo(known.path);
+  }
+  const facts: OwnerRepoFacts = { ...known, gitWorktrees: new Set(), agentManager: { files: [], worktrees: new Set() } };
+  try {
+    const listed = await listWorktrees(known.path, facts.gitWorktrees);
+    if (listed) return { ...facts, state: 'unreadable', problem: listed };
+  } catch (err) {
+    return { ...facts, state: 'unreadable', problem: `${known.path} cannot be read: ${errorMessage(err)}` };
+  }
+  await readAgentManager(known.path, facts);
+  return facts;
+}
+
+/** Adds the paths `git worktree list --porcelain` names (prunable ones too); answers a problem, or null. */
+async function listWorktrees(repo: string, into: Set<string>): Promise<string | null> {
+  const listed = await runGit(['-C', repo, 'worktree', 'list', '--porcelain']);
+  if (listed.code !== 0) return `git worktree list failed in ${repo}: ${lastLine(listed.stderr)}`;
+  for (const line of listed.stdout.split('\n')) {
+    if (line.startsWith('worktree ')) into.add(path.resolve(line.slice('worktree '.length)));
+  }
+  return null;
 }
 
 async function readAgentManager(repo: string, facts: OwnerRepoFacts): Promise<void> {

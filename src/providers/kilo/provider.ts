@@ -20,9 +20,11 @@ export const kiloProvider: Provider = {
     const roots: RootStatus[] = [];
     const candidates: Candidate[] = [];
     const seenLeftovers = new Set<string>();
+    // Each owner repository is read once per pass, for every data folder whose repositories it owns.
+    const owners = new OwnerRepos();
     for (const location of kiloLocations(ctx)) {
       if (!(await isFolder(location.dataDir))) continue;
-      const gathered = await gatherLocation(location, ctx, seenLeftovers);
+      const gathered = await gatherLocation(location, ctx, owners, seenLeftovers);
       roots.push(gathered.root);
       candidates.push(...gathered.candidates);
     }
@@ -30,7 +32,12 @@ export const kiloProvider: Provider = {
   },
 };
 
-async function gatherLocation(location: KiloLocation, ctx: GatherContext, seenLeftovers: Set<string>): Promise<{ root: RootStatus; candidates: Candidate[] }> {
+async function gatherLocation(
+  location: KiloLocation,
+  ctx: GatherContext,
+  owners: OwnerRepos,
+  seenLeftovers: Set<string>,
+): Promise<{ root: RootStatus; candidates: Candidate[] }> {
   const root: RootStatus = { provider: 'kilo', root: location.dataDir, ok: true };
   const candidates: Candidate[] = [];
   let listing: SnapshotListing;
@@ -60,7 +67,6 @@ async function gatherLocation(location: KiloLocation, ctx: GatherContext, seenLe
   }
 
   const context: Omit<EvidenceContext, 'nowMs' | 'owners'> = { location, records, ...(sourceProblem ? { sourceProblem } : {}) };
-  const owners = new OwnerRepos();
   const evidence = await mapLimit(listing.repos, 8, (repo) => collectEvidence(repo, { ...context, owners, nowMs }));
   for (const repoEvidence of evidence) {
     const judgement = judgeRepo(repoEvidence, nowMs);

@@ -1,10 +1,12 @@
+import path from 'node:path';
 import type { ApplyContext, Removal } from '../../core/types.js';
-import { git } from '../../git/git.js';
+import { runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs.js';
-import { collectEvidence, type EvidenceContext, type RepoEvidence } from './evidence.js';
+import type { Owner } from '../../safety/owner.js';
+import { collectEvidence, type EvidenceContext, type OwnerSource, type RepoEvidence } from './evidence.js';
 import { judgeRepo } from './judge.js';
 import { acquireLock } from './lock.js';
-import { OwnerRepos } from './owner-repo.js';
+import { inspectOwnerRepo, recheckOwnerRepo, type OwnerRepoFacts } from './owner-repo.js';
 
 /**
  * Deletes a checkpoint repository the way Kilo's own cleanup does, and under Kilo's own lock so
@@ -22,7 +24,7 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
       try {
         const now = await collectEvidence(judged.repo, {
           ...context,
-          owners: new OwnerRepos(),
+          owners: ownerAgain(judged),
           nowMs: Date.now(),
           lockHeldByUs: true,
           knownOwner: judged.ownerPath,
@@ -31,15 +33,36 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
         if (verdict.decision !== 'delete') throw new Error(`no longer proven dead under Kilo's lock: ${verdict.reason}: ${verdict.detail}`);
         await assertSameFolder(gitdir, judged);
         await ctx.removeTree(gitdir);
-        if (now.pin && now.ownerPath) {
-          // The one ref ever deleted: the pin of this very repository, and only at the value read.
-          await git(['-C', now.ownerPath, 'update-ref', '-d', now.pin.ref, now.pin.oid], { owner: ctx.owner });
-        }
+        if (now.pin && now.ownerPath) await dropPin(now.ownerPath, now.pin, ctx.owner);
       } finally {
         await lock.release();
       }
     },
   };
+}
+
+/** R as the pass found it, looked at again under the lock (see recheckOwnerRepo). */
+function ownerAgain(judged: RepoEvidence): OwnerSource {
+  return {
+    get(repo: string): Promise<OwnerRepoFacts> {
+      const known = judged.owner;
+      return known && path.resolve(repo) === known.path ? recheckOwnerRepo(known) : inspectOwnerRepo(path.resolve(repo));
+    },
+  };
+}
+
+/**
+ * The one ref ever deleted: the pin of this very repository, and only at the value read (git
+ * compares and deletes in one step). A pin already gone (Kilo materialized the repository before
+ * the lock was ours) leaves nothing to drop; a pin that moved is left where it is.
+ */
+async function dropPin(ownerPath: string, pin: { ref: string; oid: string }, owner: Owner | null): Promise<void> {
+  const dropped = await runGit(['-C', ownerPath, 'update-ref', '-d', pin.ref, pin.oid], { owner });
+  if (dropped.code === 0) return;
+  const left = await runGit(['-C', ownerPath, 'for-each-ref', '--format=%(objectname)', pin.ref], { owner });
+  if (left.code === 0 && left.stdout.trim() === '') return;
+  const problem = dropped.stderr.trim().split('\n').pop() ?? '';
+  throw new Error(`the pin ${pin.ref} in ${ownerPath} was not dropped at ${pin.oid}, the value read (it is now ${left.stdout.trim() || 'unreadable'}): ${problem}`);
 }
 
 async function assertSameFolder(gitdir: string, judged: RepoEvidence): Promise<void> {
