@@ -2,7 +2,7 @@ import { errorMessage } from '../core/errors.js';
 import { mapLimit } from '../util/limit.js';
 import { readAncestry, type Ancestry } from './ancestry.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
-import { readWorktreeStatus, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
+import { readWorktreeStatuses, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
 import { findSubmodule } from './submodules.js';
 
 /** Git processes at once across worktrees: enough to overlap waiting on disk, few enough for a shared box. */
@@ -51,17 +51,28 @@ export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts 
 }
 
 /**
- * One `git status` per worktree (the index is read for gitlinks without git), then the refs and
+ * One `git status` per worktree, started by git a batch at a time (the index is read for gitlinks
+ * without git), then the refs and
  * commits of each repository asked once for all of its worktrees. A failure is the answer for the
  * worktrees it concerns, never for the rest.
  */
 export async function readGitFacts(links: readonly WorktreeLink[], concurrency = GIT_CONCURRENCY): Promise<Array<GitFacts | Error>> {
-  const local = await mapLimit(links, concurrency, async (link): Promise<{ status: WorktreeStatus; submodule: string | null } | Error> => {
-    try {
-      return { status: await readWorktreeStatus(link.path), submodule: await findSubmodule(link) };
-    } catch (err) {
-      return asError(err);
-    }
+  const [statuses, submodules] = await Promise.all([
+    readWorktreeStatuses(links.map((link) => link.path), concurrency),
+    mapLimit(links, concurrency, async (link) => {
+      try {
+        return await findSubmodule(link);
+      } catch (err) {
+        return asError(err);
+      }
+    }),
+  ]);
+  const local = links.map((_, k): { status: WorktreeStatus; submodule: string | null } | Error => {
+    const status = statuses[k] as WorktreeStatus | Error;
+    const submodule = submodules[k] as string | null | Error;
+    if (status instanceof Error) return status;
+    if (submodule instanceof Error) return submodule;
+    return { status, submodule };
   });
   const repositories = new Map<string, number[]>();
   local.forEach((read, k) => {

@@ -1,4 +1,4 @@
-import { git } from '../git/git.js';
+import { git, runGit } from '../git/git.js';
 
 /** What `git status` says is at stake in a worktree: tracked changes and untracked files. */
 export interface WorktreeChanges {
@@ -28,11 +28,65 @@ export interface WorktreeStatus {
  * neither changes what is at stake, and both cost a walk.
  */
 export async function readWorktreeStatus(worktree: string): Promise<WorktreeStatus> {
-  const out = await git(
-    ['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '--no-renames', '-z', '--untracked-files=all', '--ignore-submodules=none'],
-    { cwd: worktree },
-  );
-  return parseStatus(out, worktree);
+  return parseStatus(await git(STATUS, { cwd: worktree }), worktree);
+}
+
+const STATUS = ['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '--no-renames', '-z', '--untracked-files=all', '--ignore-submodules=none'];
+const REPOSITORIES_KEY = 'agent-janitor.worktree';
+const HEADER = '# branch.oid ';
+
+/**
+ * The statuses of many worktrees from a few `git for-each-repo` processes, each running `git status`
+ * in its share of the worktrees one after another. Starting a child from this process costs several
+ * times what git's own fork costs (the whole heap's page tables are copied), so git starts them.
+ * Every status begins with its `# branch.oid` header, which no file record can begin with. The
+ * command stops at the first status that fails, and that status may have printed part of its
+ * answer: so after a failure only the answers before the last header are trusted, and the rest are
+ * asked one at a time.
+ */
+export async function readWorktreeStatuses(worktrees: readonly string[], streams: number): Promise<Array<WorktreeStatus | Error>> {
+  const results = new Array<WorktreeStatus | Error>(worktrees.length);
+  const size = Math.max(1, Math.ceil(worktrees.length / Math.max(1, streams)));
+  const batches: number[][] = [];
+  for (let start = 0; start < worktrees.length; start += size) batches.push(worktrees.slice(start, start + size).map((_, k) => start + k));
+  await Promise.all(batches.map(async (batch) => {
+    const paths = batch.map((k) => worktrees[k] as string);
+    let answered = 0;
+    // Absolute paths only: for-each-repo expands a leading `~` or `%(prefix)`.
+    if (paths.every((worktree) => worktree.startsWith('/'))) {
+      const result = await runGit([...paths.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]), 'for-each-repo', `--config=${REPOSITORIES_KEY}`, ...STATUS], { timeoutMs: 120_000 + 10_000 * paths.length });
+      const outputs = splitStatuses(result.stdout);
+      const trusted = result.code === 0 && outputs.length === paths.length ? outputs.length : Math.min(outputs.length - 1, paths.length);
+      for (let k = 0; k < trusted; k += 1) {
+        try {
+          results[batch[k] as number] = parseStatus(outputs[k] as string, paths[k] as string);
+          answered = k + 1;
+        } catch {
+          break;
+        }
+      }
+    }
+    for (let k = answered; k < batch.length; k += 1) {
+      try {
+        results[batch[k] as number] = await readWorktreeStatus(paths[k] as string);
+      } catch (err) {
+        results[batch[k] as number] = err instanceof Error ? err : new Error(String(err));
+      }
+    }
+  }));
+  return results;
+}
+
+/** Cuts the output of many `git status -z --porcelain=v2 --branch` runs at each one's first header. */
+export function splitStatuses(out: string): string[] {
+  const records = out.split('\0');
+  const outputs: string[][] = [];
+  for (const record of records) {
+    if (record.startsWith(HEADER)) outputs.push([]);
+    if (outputs.length === 0) continue;
+    (outputs[outputs.length - 1] as string[]).push(record);
+  }
+  return outputs.map((parts) => parts.join('\0'));
 }
 
 // Fields before the path in each porcelain v2 record type.

@@ -1,10 +1,12 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readAncestry } from '../../src/worktree/ancestry.js';
 import { examineWorktree, examineWorktrees, otherRefs, type GitFacts } from '../../src/worktree/evidence.js';
 import { parseIndexGitlinks, readIndexGitlinks } from '../../src/worktree/index-gitlinks.js';
 import { readWorktreeLink, type WorktreeLink } from '../../src/worktree/link.js';
+import { readWorktreeStatus, readWorktreeStatuses } from '../../src/worktree/status.js';
 import { findSubmodule, gitlinkFromGit } from '../../src/worktree/submodules.js';
 import { put } from '../helpers/fs-fixtures.js';
 import { tempDir } from '../helpers/temp.js';
@@ -191,5 +193,60 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     sh(worktree, 'sparse-checkout', 'init', '--cone', '--sparse-index');
     expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('sparse') });
     expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+  });
+});
+
+describe('worktree engine: statuses started by git a batch at a time', () => {
+  const savedPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+
+  function threeWorktrees(dir: string): string[] {
+    const repo = makeRepo(path.join(dir, 'repo'));
+    const trees = ['one', 'two', 'three'].map((name) => addWorktree(repo, path.join(dir, name), `agent/${name}`));
+    put(path.join(trees[2] as string, 'NOTES.md'), 'half-written plan\n');
+    return trees;
+  }
+
+  it('answers each worktree of a batch as git status answers it alone, and a failing one fails alone', async () => {
+    const dir = tempDir();
+    const trees = threeWorktrees(dir);
+    const batch = await readWorktreeStatuses(trees, 1);
+    for (const [k, tree] of trees.entries()) expect(batch[k]).toEqual(await readWorktreeStatus(tree));
+    expect(batch[2]).toMatchObject({ changes: { untracked: 1, sample: ['NOTES.md'] } });
+
+    // The middle one's index is corrupt: git status fails there, and for-each-repo stops.
+    const index = path.join(sh(trees[1] as string, 'rev-parse', '--absolute-git-dir').trim(), 'index');
+    writeFileSync(index, 'DIRC garbage');
+    const broken = await readWorktreeStatuses(trees, 1);
+    expect(broken[0]).toEqual(batch[0]);
+    expect(broken[1]).toBeInstanceOf(Error);
+    expect((broken[1] as Error).message).toMatch(/git status .* failed/);
+    expect(broken[2]).toEqual(batch[2]);
+  });
+
+  it('never trusts the answer a failed batch was cut short in: that worktree is asked again alone', async () => {
+    const dir = tempDir();
+    const trees = threeWorktrees(dir);
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    // A for-each-repo that answers the first two, then dies partway through the third's answer.
+    writeFileSync(path.join(bin, 'git'), [
+      '#!/bin/sh',
+      'case " $* " in',
+      `  *" for-each-repo "*) for w in '${trees[0]}' '${trees[1]}'; do '${realGit}' -C "$w" status --porcelain=v2 --branch -z --untracked-files=all; done`,
+      `    printf '# branch.oid %s\\0# branch.head agent/three\\0' "$('${realGit}' -C '${trees[2]}' rev-parse HEAD)"; exit 128;;`,
+      'esac',
+      `exec '${realGit}' "$@"`,
+      '',
+    ].join('\n'));
+    chmodSync(path.join(bin, 'git'), 0o755);
+    process.env.PATH = `${bin}:${savedPath}`;
+
+    const answers = await readWorktreeStatuses(trees, 1);
+    expect(answers[0]).toMatchObject({ changes: { changed: 0, untracked: 0 } });
+    expect(answers[2]).toMatchObject({ changes: { untracked: 1, sample: ['NOTES.md'] }, head: { branch: 'refs/heads/agent/three' } });
   });
 });
