@@ -69,6 +69,15 @@ export function lstatOrNullSync(p: string): Stats | null {
   }
 }
 
+export function readFileOrNullSync(p: string): string | null {
+  try {
+    return fs.readFileSync(p, 'utf8');
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
 /** Reads a text file, or null where it does not exist. */
 export async function readFileOrNull(p: string): Promise<string | null> {
   try {

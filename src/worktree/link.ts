@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../core/errors.js';
-import { lstatOrNull, readFileOrNull, realpath } from '../safety/fs.js';
+import { lstatOrNullSync, readFileOrNullSync, realpathSync } from '../safety/fs.js';
 
 /** Where a linked worktree's git data lives, read from its `.git` file and its admin entry. */
 export interface WorktreeLink {
@@ -28,15 +28,16 @@ const fail = (problem: LinkProblem, detail: string): LinkResult => ({ ok: false,
 /**
  * Follows a worktree's `.git` file to its admin entry and the owner repository, and checks that the
  * entry points back at this folder. Nothing here runs git, so a repository on a missing volume is
- * told apart from a broken one without waiting on it.
+ * told apart from a broken one without waiting on it. The few small reads are synchronous: their
+ * promise forms cost more in threadpool round trips than the reads themselves.
  */
 export async function readWorktreeLink(worktree: string): Promise<LinkResult> {
   const folder = path.resolve(worktree);
   const gitFile = path.join(folder, '.git');
   try {
-    const stats = await lstatOrNull(gitFile);
+    const stats = lstatOrNullSync(gitFile);
     if (!stats || !stats.isFile()) return fail('not-a-worktree', `${gitFile} is not a file naming a gitdir, so ${folder} is no linked git worktree`);
-    const text = (await readFileOrNull(gitFile)) ?? '';
+    const text = (readFileOrNullSync(gitFile)) ?? '';
     const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
     if (!match?.[1]) return fail('not-a-worktree', `${gitFile} names no gitdir`);
     const adminDir = path.resolve(folder, match[1]);
@@ -45,29 +46,29 @@ export async function readWorktreeLink(worktree: string): Promise<LinkResult> {
     }
     const commonGuess = path.dirname(path.dirname(adminDir));
 
-    const admin = await lstatOrNull(adminDir);
+    const admin = lstatOrNullSync(adminDir);
     if (!admin || !admin.isDirectory()) {
-      const repoThere = await lstatOrNull(commonGuess);
+      const repoThere = lstatOrNullSync(commonGuess);
       if (!repoThere) {
         return fail('owner-unavailable', `the owner repository ${commonGuess} named by ${gitFile} cannot be reached (a missing volume?)`);
       }
       return fail('admin-entry-missing', `the owner repository has no admin entry ${adminDir} for this worktree any more, so git no longer knows it`);
     }
-    const commonText = await readFileOrNull(path.join(adminDir, 'commondir'));
+    const commonText = readFileOrNullSync(path.join(adminDir, 'commondir'));
     const commonDir = commonText ? path.resolve(adminDir, commonText.trim()) : commonGuess;
-    if (!(await lstatOrNull(path.join(commonDir, 'HEAD')))) {
+    if (!(lstatOrNullSync(path.join(commonDir, 'HEAD')))) {
       return fail('owner-unavailable', `the common git dir ${commonDir} of ${folder} has no HEAD; its repository cannot be reached`);
     }
 
-    const backText = await readFileOrNull(path.join(adminDir, 'gitdir'));
+    const backText = readFileOrNullSync(path.join(adminDir, 'gitdir'));
     if (!backText) return fail('admin-mismatch', `the admin entry ${adminDir} has no gitdir file pointing back at ${folder}`);
     const back = path.resolve(adminDir, backText.trim());
-    if (!(await samePlace(path.dirname(back), folder))) {
+    if (!(samePlace(path.dirname(back), folder))) {
       return fail('admin-mismatch', `the admin entry ${adminDir} belongs to ${path.dirname(back)}, not to ${folder}`);
     }
 
     const ownerRepo = path.basename(commonDir) === '.git' ? path.dirname(commonDir) : commonDir;
-    const lockedReason = await readFileOrNull(path.join(adminDir, 'locked'));
+    const lockedReason = readFileOrNullSync(path.join(adminDir, 'locked'));
     return {
       ok: true,
       link: { path: folder, adminDir, id: path.basename(adminDir), commonDir, ownerRepo, lockedReason: lockedReason === null ? null : lockedReason.trim() },
@@ -77,10 +78,10 @@ export async function readWorktreeLink(worktree: string): Promise<LinkResult> {
   }
 }
 
-async function samePlace(a: string, b: string): Promise<boolean> {
+function samePlace(a: string, b: string): boolean {
   if (path.resolve(a) === path.resolve(b)) return true;
   try {
-    return (await realpath(a)) === (await realpath(b));
+    return (realpathSync(a)) === (realpathSync(b));
   } catch {
     return false;
   }
