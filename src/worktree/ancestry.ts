@@ -12,7 +12,7 @@ export interface Ancestry {
 // The refs that keep a commit for a person: branches, remote-tracking branches and tags.
 const KEEPING_REFS = ['refs/heads', 'refs/remotes', 'refs/tags'];
 
-interface KeepingRef {
+export interface KeepingRef {
   name: string;
   /** The commit it keeps (a tag peeled once), or null for a ref that keeps no commit. */
   commit: string | null;
@@ -28,10 +28,11 @@ export interface WorktreeHead extends HeadState {
  * with their parents. Whether another ref holds a HEAD, and how many commits would be at stake, is
  * then worked out from that graph. A HEAD that is no ref's tip and is held from outside the graph
  * costs one `for-each-ref --contains`, to name what holds it.
- * `cwd` is any worktree of the repository (refs are shared by all of them).
+ * `cwd` is any worktree of the repository (refs are shared by all of them); `listed` is its ref
+ * listing when it was taken beforehand.
  */
-export async function readAncestry(cwd: string, heads: readonly WorktreeHead[]): Promise<Array<Ancestry | Error>> {
-  const refs = await listKeepingRefs(cwd);
+export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], listed?: readonly KeepingRef[]): Promise<Array<Ancestry | Error>> {
+  const refs = listed ?? (await listKeepingRefs(cwd));
   const tipOf = new Map(refs.map((ref) => [ref.name, ref.commit]));
   const consistent = heads.map((head) => head.commit === null || head.branch === null || tipOf.get(head.branch) === head.commit);
   const ownBranches = new Set(heads.filter((head, k) => consistent[k] && head.commit !== null && head.branch !== null).map((head) => head.branch as string));
@@ -65,7 +66,9 @@ export async function readAncestry(cwd: string, heads: readonly WorktreeHead[]):
   }));
 }
 
-async function listKeepingRefs(cwd: string): Promise<KeepingRef[]> {
+/** The keeping refs and the commit each keeps. Read before or after the statuses alike: a HEAD that
+ * moved in between shows as a branch tip that is not the HEAD read. */
+export async function listKeepingRefs(cwd: string): Promise<KeepingRef[]> {
   const out = await git(['for-each-ref', '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)', ...KEEPING_REFS], { cwd });
   const refs: KeepingRef[] = [];
   for (const line of out.split('\n')) {

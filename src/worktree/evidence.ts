@@ -1,6 +1,6 @@
 import { errorMessage } from '../core/errors.js';
 import { mapLimit } from '../util/limit.js';
-import { readAncestry, type Ancestry } from './ancestry.js';
+import { listKeepingRefs, readAncestry, type Ancestry, type KeepingRef } from './ancestry.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
 import { readWorktreeStatuses, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
 import { findSubmodule } from './submodules.js';
@@ -57,6 +57,12 @@ export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts 
  * worktrees it concerns, never for the rest.
  */
 export async function readGitFacts(links: readonly WorktreeLink[], concurrency = GIT_CONCURRENCY): Promise<Array<GitFacts | Error>> {
+  const repositories = new Map<string, number[]>();
+  links.forEach((link, k) => repositories.set(link.commonDir, [...(repositories.get(link.commonDir) ?? []), k]));
+  const groups = [...repositories.values()];
+  const cwdOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).path;
+  // The ref listings do not depend on the statuses: one at a time, beside them.
+  const listings = mapLimit(groups, 1, (members) => listKeepingRefs(cwdOf(members)).catch(asError));
   const [statuses, submodules] = await Promise.all([
     readWorktreeStatuses(links.map((link) => link.path), concurrency),
     mapLimit(links, concurrency, async (link) => {
@@ -74,23 +80,17 @@ export async function readGitFacts(links: readonly WorktreeLink[], concurrency =
     if (submodule instanceof Error) return submodule;
     return { status, submodule };
   });
-  const repositories = new Map<string, number[]>();
-  local.forEach((read, k) => {
-    if (read instanceof Error) return;
-    const common = (links[k] as WorktreeLink).commonDir;
-    repositories.set(common, [...(repositories.get(common) ?? []), k]);
-  });
+  const refsOf = await listings;
   const ancestry = new Array<Ancestry | Error>(links.length);
-  await mapLimit([...repositories.values()], concurrency, async (members) => {
-    const heads = members.map((k) => {
-      const read = local[k] as { status: WorktreeStatus };
-      return { path: (links[k] as WorktreeLink).path, ...read.status.head };
-    });
+  await mapLimit(groups.map((members, g) => ({ members, refs: refsOf[g] as KeepingRef[] | Error })), concurrency, async ({ members, refs }) => {
+    const asked = members.filter((k) => !(local[k] instanceof Error));
+    const heads = asked.map((k) => ({ path: (links[k] as WorktreeLink).path, ...(local[k] as { status: WorktreeStatus }).status.head }));
     try {
-      const answers = await readAncestry((links[members[0] as number] as WorktreeLink).path, heads);
-      members.forEach((k, m) => (ancestry[k] = answers[m] as Ancestry | Error));
+      if (refs instanceof Error) throw refs;
+      const answers = asked.length === 0 ? [] : await readAncestry(cwdOf(members), heads, refs);
+      asked.forEach((k, m) => (ancestry[k] = answers[m] as Ancestry | Error));
     } catch (err) {
-      for (const k of members) ancestry[k] = asError(err);
+      for (const k of asked) ancestry[k] = asError(err);
     }
   });
   return local.map((read, k) => {
