@@ -4,7 +4,7 @@ import type { TreeFacts } from '../../safety/walk.js';
 import { mapLimit } from '../../util/limit.js';
 import { GIT_CONCURRENCY, readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
-import { readWorktreeLink, type LinkResult, type WorktreeLink } from '../../worktree/link.js';
+import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
@@ -42,35 +42,33 @@ export interface SetWorktreeEvidence {
 }
 
 /**
- * Reads what the judgements need, cheapest first: the links and the newest writes of every tree,
- * then git, asked only about trees that are idle and unlocked, all of them together (one status
- * per worktree, one ref and commit listing per repository).
+ * Reads what the judgements need: the links, then git about every unlocked tree while the trees are
+ * walked for their newest writes (git runs in its own processes, the walk here, so on two cores
+ * they overlap), all of them together (one status per worktree, one ref and commit listing per
+ * repository). Git's answer is kept only for a tree that proved idle; the others are judged on
+ * their age alone, as before.
  */
 export async function examineSetWorktrees(
   items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
   measure?: (root: string) => TreeFacts,
 ): Promise<SetWorktreeEvidence[]> {
   const linked = await mapLimit(items, GIT_CONCURRENCY, (item) => readWorktreeLink(item.worktree));
-  const examined: SetWorktreeEvidence[] = [];
-  const toAsk: Array<{ at: number; link: WorktreeLink }> = [];
-  items.forEach(({ worktree, policy }, k) => {
+  const unlocked = linked.flatMap((result, at) => (result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : []));
+  const asking = readGitFacts(unlocked.map((ask) => ask.link)).catch((err: unknown) => unlocked.map(() => (err instanceof Error ? err : new Error(String(err)))));
+  const examined = items.map(({ worktree, policy }, k): SetWorktreeEvidence & { idle: boolean } => {
     const result = linked[k] as LinkResult;
-    if (!result.ok) {
-      examined.push({ evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail }, newest: { ms: null } });
-      return;
-    }
+    if (!result.ok) return { evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail }, newest: { ms: null }, idle: false };
     const { link } = result;
     const newest = newestWrite([link.path, link.adminDir], measure);
     const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
-    examined.push({ evidence: { path: worktree, state: 'linked', link, git: null }, newest });
-    if (link.lockedReason === null && idle) toAsk.push({ at: k, link });
+    return { evidence: { path: worktree, state: 'linked', link, git: null }, newest, idle };
   });
-  const facts = await readGitFacts(toAsk.map((ask) => ask.link));
-  toAsk.forEach(({ at, link }, k) => {
-    const entry = examined[at] as SetWorktreeEvidence;
-    entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);
+  const facts = await asking;
+  unlocked.forEach(({ at, link }, k) => {
+    const entry = examined[at] as SetWorktreeEvidence & { idle: boolean };
+    if (entry.idle) entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);
   });
-  return examined;
+  return examined.map(({ evidence, newest }) => ({ evidence, newest }));
 }
 
 function candidateFor(root: SetRoot, worktree: string, examined: SetWorktreeEvidence, policy: IdlePolicy): Candidate {
