@@ -22,6 +22,11 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
+/** What was thrown, as an Error: an answer to keep beside the others, not to throw again. */
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(errorMessage(err));
+}
+
 export function errorCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err
     ? String((err as { code: unknown }).code)

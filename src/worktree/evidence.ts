@@ -1,4 +1,4 @@
-import { errorMessage } from '../core/errors.js';
+import { asError } from '../core/errors.js';
 import { mapLimit } from '../util/limit.js';
 import { listKeepingRefs, readAncestry, type Ancestry, type KeepingRef } from './ancestry.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
@@ -52,9 +52,8 @@ export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts 
 
 /**
  * One `git status` per worktree, started by git a batch at a time (the index is read for gitlinks
- * without git), then the refs and
- * commits of each repository asked once for all of its worktrees. A failure is the answer for the
- * worktrees it concerns, never for the rest.
+ * without git), then the refs and commits of each repository asked once for all of its worktrees.
+ * A failure is the answer for the worktrees it concerns, never for the rest: this never rejects.
  */
 export async function readGitFacts(links: readonly WorktreeLink[], concurrency = GIT_CONCURRENCY): Promise<Array<GitFacts | Error>> {
   const repositories = new Map<string, number[]>();
@@ -99,10 +98,6 @@ export async function readGitFacts(links: readonly WorktreeLink[], concurrency =
     if (held instanceof Error) return held;
     return { changes: read.status.changes, head: read.status.head, containingRefs: held.containingRefs, commitsOnlyHere: held.commitsOnlyHere, submodule: read.submodule };
   });
-}
-
-function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(errorMessage(err));
 }
 
 export function shortCommit(commit: string | null): string {

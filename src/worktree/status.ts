@@ -1,3 +1,4 @@
+import { asError } from '../core/errors.js';
 import { git, runGit } from '../git/git.js';
 
 /** What `git status` says is at stake in a worktree: tracked changes and untracked files. */
@@ -45,36 +46,45 @@ const HEADER = '# branch.oid ';
  * asked one at a time.
  */
 export async function readWorktreeStatuses(worktrees: readonly string[], streams: number): Promise<Array<WorktreeStatus | Error>> {
-  const results = new Array<WorktreeStatus | Error>(worktrees.length);
   const size = Math.max(1, Math.ceil(worktrees.length / Math.max(1, streams)));
-  const batches: number[][] = [];
-  for (let start = 0; start < worktrees.length; start += size) batches.push(worktrees.slice(start, start + size).map((_, k) => start + k));
-  await Promise.all(batches.map(async (batch) => {
-    const paths = batch.map((k) => worktrees[k] as string);
-    let answered = 0;
-    // Absolute paths only: for-each-repo expands a leading `~` or `%(prefix)`.
-    if (paths.every((worktree) => worktree.startsWith('/'))) {
-      const result = await runGit([...paths.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]), 'for-each-repo', `--config=${REPOSITORIES_KEY}`, ...STATUS], { timeoutMs: 120_000 + 10_000 * paths.length });
-      const outputs = splitStatuses(result.stdout);
-      const trusted = result.code === 0 && outputs.length === paths.length ? outputs.length : Math.min(outputs.length - 1, paths.length);
-      for (let k = 0; k < trusted; k += 1) {
-        try {
-          results[batch[k] as number] = parseStatus(outputs[k] as string, paths[k] as string);
-          answered = k + 1;
-        } catch {
-          break;
-        }
-      }
-    }
-    for (let k = answered; k < batch.length; k += 1) {
+  const batches: string[][] = [];
+  for (let start = 0; start < worktrees.length; start += size) batches.push(worktrees.slice(start, start + size));
+  const answers = await Promise.all(batches.map(async (batch) => {
+    const trusted = await batchStatuses(batch);
+    const results: Array<WorktreeStatus | Error> = [...trusted];
+    for (const worktree of batch.slice(trusted.length)) {
       try {
-        results[batch[k] as number] = await readWorktreeStatus(paths[k] as string);
+        results.push(await readWorktreeStatus(worktree));
       } catch (err) {
-        results[batch[k] as number] = err instanceof Error ? err : new Error(String(err));
+        results.push(asError(err));
       }
     }
+    return results;
   }));
-  return results;
+  return answers.flat();
+}
+
+/** The answers of one `git for-each-repo` that can be trusted, in order: none where it could not run. */
+async function batchStatuses(batch: readonly string[]): Promise<WorktreeStatus[]> {
+  // Absolute paths only: for-each-repo expands a leading `~` or `%(prefix)`.
+  if (!batch.every((worktree) => worktree.startsWith('/'))) return [];
+  let result;
+  try {
+    result = await runGit([...batch.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]), 'for-each-repo', `--config=${REPOSITORIES_KEY}`, ...STATUS], { timeoutMs: 120_000 + 10_000 * batch.length });
+  } catch {
+    return [];
+  }
+  const outputs = splitStatuses(result.stdout);
+  const trusted = result.code === 0 && outputs.length === batch.length ? outputs.length : Math.min(outputs.length - 1, batch.length);
+  const statuses: WorktreeStatus[] = [];
+  for (let k = 0; k < trusted; k += 1) {
+    try {
+      statuses.push(parseStatus(outputs[k] as string, batch[k] as string));
+    } catch {
+      break;
+    }
+  }
+  return statuses;
 }
 
 /** Cuts the output of many `git status -z --porcelain=v2 --branch` runs at each one's first header. */

@@ -226,6 +226,22 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     expect(broken[2]).toEqual(batch[2]);
   });
 
+  it('a git that cannot be started is an error for each worktree, never a rejection of the whole batch', async () => {
+    const dir = tempDir();
+    const trees = threeWorktrees(dir);
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    // Not executable: spawning it fails (EACCES) for the batch and for each worktree alone.
+    writeFileSync(path.join(bin, 'git'), '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    process.env.PATH = bin;
+
+    const answers = await readWorktreeStatuses(trees, 1);
+    expect(answers).toHaveLength(3);
+    for (const answer of answers) expect(answer).toBeInstanceOf(Error);
+    const facts = await examineWorktrees(trees);
+    for (const evidence of facts) expect(evidence).toMatchObject({ state: 'linked', git: null, gitError: expect.stringContaining('git') });
+  });
+
   it('never trusts the answer a failed batch was cut short in: that worktree is asked again alone', async () => {
     const dir = tempDir();
     const trees = threeWorktrees(dir);

@@ -54,7 +54,7 @@ export async function examineSetWorktrees(
 ): Promise<SetWorktreeEvidence[]> {
   const linked = await mapLimit(items, GIT_CONCURRENCY, (item) => readWorktreeLink(item.worktree));
   const unlocked = linked.flatMap((result, at) => (result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : []));
-  const asking = readGitFacts(unlocked.map((ask) => ask.link)).catch((err: unknown) => unlocked.map(() => (err instanceof Error ? err : new Error(String(err)))));
+  const asking = readGitFacts(unlocked.map((ask) => ask.link));
   const examined = items.map(({ worktree, policy }, k): SetWorktreeEvidence & { idle: boolean } => {
     const result = linked[k] as LinkResult;
     if (!result.ok) return { evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail }, newest: { ms: null }, idle: false };
