@@ -78,6 +78,27 @@ export function readFileOrNullSync(p: string): string | null {
   }
 }
 
+/**
+ * Opens a file to read without following a link or waiting on a FIFO, and answers what `read`
+ * makes of it when it is a regular file; null when it is no regular file or cannot be read.
+ */
+export async function readRegularFile<T>(p: string, read: (handle: fsp.FileHandle, stats: Stats) => Promise<T | null>): Promise<T | null> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stats = await handle.stat();
+    return stats.isFile() ? await read(handle, stats) : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
 /** Reads a text file, or null where it does not exist. */
 export async function readFileOrNull(p: string): Promise<string | null> {
   try {

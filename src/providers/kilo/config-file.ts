@@ -1,7 +1,6 @@
-import { constants } from 'node:fs';
 import { errorMessage } from '../../core/errors.js';
 import { runGit } from '../../git/git.js';
-import { open } from '../../safety/fs.js';
+import { readRegularFile } from '../../safety/fs.js';
 
 /**
  * A checkpoint repository's `core.worktree`, as `git config --file <gitdir>/config --get
@@ -44,25 +43,14 @@ async function askGit(configFile: string): Promise<RecordedWorktree> {
 }
 
 /** The file's text when it is a regular file (never through a link, never a FIFO), small, and UTF-8. */
-async function readPlainFile(file: string): Promise<string | null> {
-  let handle;
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > MAX_CONFIG_BYTES) return null;
+function readPlainFile(file: string): Promise<string | null> {
+  return readRegularFile(file, async (handle, stats) => {
+    if (stats.size > MAX_CONFIG_BYTES) return null;
     const bytes = await handle.readFile();
     if (bytes.length > MAX_CONFIG_BYTES) return null;
     // A byte sequence that is not UTF-8 is not decoded with replacements: git is asked instead.
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return null;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  });
 }
 
 // Control characters other than tab and newline: a carriage return (git reads CRLF files its own

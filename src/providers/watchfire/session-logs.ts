@@ -1,6 +1,5 @@
-import { constants } from 'node:fs';
 import path from 'node:path';
-import { open, readdirOrEmpty } from '../../safety/fs.js';
+import { readdirOrEmpty, readRegularFile } from '../../safety/fs.js';
 import { mapLimit } from '../../util/limit.js';
 
 /** The header of one session log: the proof that a session ended and its transcript was exported. */
@@ -75,24 +74,13 @@ export async function latestSessionLogs(logsDir: string, projectIds: readonly st
   return latest;
 }
 
-async function readLog(file: string): Promise<SessionLog | null> {
-  let handle;
-  try {
-    // Never follow a link and never wait on a FIFO: only a plain file can be a session log.
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return null;
+function readLog(file: string): Promise<SessionLog | null> {
+  // Only a plain file can be a session log: never through a link, never waiting on a FIFO.
+  return readRegularFile(file, async (handle) => {
     const buffer = Buffer.alloc(HEADER_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
     const header = parseLogHeader(buffer.subarray(0, bytesRead).toString('utf8'));
     if (!header || header.projectId === null) return null;
     return { file, projectId: header.projectId, endedAtMs: header.endedAtMs, status: header.status };
-  } catch {
-    return null;
-  } finally {
-    await handle.close();
-  }
+  });
 }
