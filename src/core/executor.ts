@@ -54,7 +54,7 @@ export async function executePlan(plan: readonly PlannedDeletion[], options: Exe
   for (const entry of staged) {
     const { item } = entry;
     try {
-      const pids = processes ? await pidsInside(processes, entry.doomed) : [];
+      const pids = processes ? pidsInside(processes, entry.doomed) : [];
       if (pids.length > 0) {
         touched.push(refuseLateArrival(entry, pids));
         continue;

@@ -74,7 +74,7 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
   const items: ReportItem[] = [];
   const deletions: PlannedDeletion[] = [];
   for (const candidate of candidates) {
-    const facts = await inspectCandidate(candidate, processes, measure);
+    const facts = inspectCandidate(candidate, processes, measure);
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
     const item: ReportItem = {

@@ -11,11 +11,11 @@ export interface InspectedFacts extends SafetyFacts {
 }
 
 /** Gathers the safety facts of one candidate's folder: rule 2's path checks, one walk, the processes inside. */
-export async function inspectCandidate(
+export function inspectCandidate(
   candidate: Candidate,
   processes: ProcessTable | null,
   measure: (root: string) => TreeFacts = measureTree,
-): Promise<InspectedFacts | null> {
+): InspectedFacts | null {
   if (candidate.path === null) return null;
   const target = path.resolve(candidate.path);
   const pathFacts = inspectPath(candidate.root ?? path.dirname(target), target);
@@ -57,7 +57,7 @@ export async function inspectCandidate(
 }
 
 /** The pids with anything inside `target`, matched by its lexical and its canonical path. */
-export async function pidsInside(processes: ProcessTable, target: string): Promise<number[]> {
+export function pidsInside(processes: ProcessTable, target: string): number[] {
   return pidsMatching(processes, target, canonicalOrNull(target));
 }
 
