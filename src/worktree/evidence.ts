@@ -35,7 +35,7 @@ export async function examineWorktree(worktree: string): Promise<WorktreeEvidenc
 
 /** Examines many worktrees: their links, then git, a bounded number of processes at a time. */
 export async function examineWorktrees(worktrees: readonly string[], concurrency = GIT_CONCURRENCY): Promise<WorktreeEvidence[]> {
-  const linked = await mapLimit(worktrees, concurrency, (worktree) => readWorktreeLink(worktree));
+  const linked = worktrees.map((worktree) => readWorktreeLink(worktree));
   const links = linked.flatMap((result) => (result.ok ? [result.link] : []));
   const facts = await readGitFacts(links, concurrency);
   const byPath = new Map(links.map((link, k) => [link.path, facts[k] as GitFacts | Error]));

@@ -31,7 +31,7 @@ const fail = (problem: LinkProblem, detail: string): LinkResult => ({ ok: false,
  * told apart from a broken one without waiting on it. The few small reads are synchronous: their
  * promise forms cost more in threadpool round trips than the reads themselves.
  */
-export async function readWorktreeLink(worktree: string): Promise<LinkResult> {
+export function readWorktreeLink(worktree: string): LinkResult {
   const folder = path.resolve(worktree);
   const gitFile = path.join(folder, '.git');
   try {

@@ -27,8 +27,8 @@ function facts(evidence: Awaited<ReturnType<typeof examineWorktree>>): GitFacts 
   return evidence.git;
 }
 
-async function linkOf(worktree: string): Promise<WorktreeLink> {
-  const linked = await readWorktreeLink(worktree);
+function linkOf(worktree: string): WorktreeLink {
+  const linked = readWorktreeLink(worktree);
   if (!linked.ok) throw new Error(linked.detail);
   return linked.link;
 }
@@ -157,11 +157,11 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     expect(versionOf()).toBe(4);
     expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
     expect(await gitlinkFromGit(worktree)).toBe('vendor/lib');
-    expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
 
     sh(worktree, 'rm', '-q', '--cached', 'vendor/lib');
     expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: null });
-    expect(await findSubmodule(await linkOf(worktree))).toBeNull();
+    expect(await findSubmodule(linkOf(worktree))).toBeNull();
 
     const sha256 = worktreeWithGitlink(path.join(dir, 'sha256'), 'sha256');
     expect(await readIndexGitlinks(sha256.index)).toEqual({ known: true, gitlink: 'vendor/lib' });
@@ -187,12 +187,12 @@ describe('worktree engine: gitlinks read from the index without git', () => {
 
     sh(worktree, 'update-index', '--split-index');
     expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('split index') });
-    expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
     sh(worktree, 'update-index', '--no-split-index');
 
     sh(worktree, 'sparse-checkout', 'init', '--cone', '--sparse-index');
     expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('sparse') });
-    expect(await findSubmodule(await linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
   });
 });
 

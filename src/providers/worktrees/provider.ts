@@ -1,8 +1,7 @@
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
 import type { TreeFacts } from '../../safety/walk.js';
-import { mapLimit } from '../../util/limit.js';
-import { GIT_CONCURRENCY, readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
+import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
 import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
@@ -52,7 +51,7 @@ export async function examineSetWorktrees(
   items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
   measure?: (root: string) => TreeFacts,
 ): Promise<SetWorktreeEvidence[]> {
-  const linked = await mapLimit(items, GIT_CONCURRENCY, (item) => readWorktreeLink(item.worktree));
+  const linked = items.map((item) => readWorktreeLink(item.worktree));
   const unlocked = linked.flatMap((result, at) => (result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : []));
   const asking = readGitFacts(unlocked.map((ask) => ask.link));
   const examined = items.map(({ worktree, policy }, k): SetWorktreeEvidence & { idle: boolean } => {
