@@ -79,8 +79,13 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
 export async function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
   const result = await runGit(args, options);
   if (result.code !== 0) {
-    const message = result.stderr.trim().split('\n').pop() ?? '';
+    const message = lastLine(result.stderr);
     throw new GitError(`git ${args.join(' ')} failed (${result.code}): ${message}`, result);
   }
   return result.stdout;
+}
+
+/** git's last line on stderr: its `fatal:` or `error:` message. */
+export function lastLine(stderr: string): string {
+  return stderr.trim().split('\n').pop() ?? '';
 }

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../core/errors.js';
-import { runGit } from '../../git/git.js';
+import { lastLine, runGit } from '../../git/git.js';
 import { readRegularFile } from '../../safety/fs.js';
 
 /**
@@ -35,7 +35,7 @@ async function askGit(configFile: string): Promise<RecordedWorktree> {
     // The config file itself: `git --git-dir` refuses a repository whose worktree is gone.
     const result = await runGit(['config', '--file', configFile, '--get', 'core.worktree']);
     if (result.code === 1) return { state: 'unrecorded', via: 'git' };
-    if (result.code !== 0) return { state: 'unreadable', problem: result.stderr.trim().split('\n').pop() ?? '', via: 'git' };
+    if (result.code !== 0) return { state: 'unreadable', problem: lastLine(result.stderr), via: 'git' };
     return { state: 'recorded', value: result.stdout.replace(/\n$/, ''), via: 'git' };
   } catch (err) {
     return { state: 'unreadable', problem: errorMessage(err), via: 'git' };

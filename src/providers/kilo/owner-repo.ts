@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { runGit } from '../../git/git.js';
+import { lastLine, runGit } from '../../git/git.js';
 import { isInside } from '../../safety/containment.js';
 import { lstatOrNull, readFileOrNull, realpath, type Stats } from '../../safety/fs.js';
 
@@ -173,8 +173,4 @@ export function spellingsOf(worktree: string, facts: OwnerRepoFacts): string[] {
   const spellings = [path.resolve(worktree)];
   if (facts.canonical && isInside(facts.path, worktree)) spellings.push(path.join(facts.canonical, path.relative(facts.path, worktree)));
   return spellings;
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ApplyContext, Removal } from '../../core/types.js';
-import { runGit } from '../../git/git.js';
+import { lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs.js';
 import type { Owner } from '../../safety/owner.js';
 import { collectEvidence, type EvidenceContext, type OwnerSource, type RepoEvidence } from './evidence.js';
@@ -61,7 +61,7 @@ async function dropPin(ownerPath: string, pin: { ref: string; oid: string }, own
   if (dropped.code === 0) return;
   const left = await runGit(['-C', ownerPath, 'for-each-ref', '--format=%(objectname)', pin.ref], { owner });
   if (left.code === 0 && left.stdout.trim() === '') return;
-  const problem = dropped.stderr.trim().split('\n').pop() ?? '';
+  const problem = lastLine(dropped.stderr);
   throw new Error(`the pin ${pin.ref} in ${ownerPath} was not dropped at ${pin.oid}, the value read (it is now ${left.stdout.trim() || 'unreadable'}): ${problem}`);
 }
 
