@@ -25,7 +25,7 @@ export interface WorktreeHead extends HeadState {
 /**
  * Two git processes per repository, however many of its worktrees are asked about: one listing of
  * the keeping refs, and one `rev-list` of the commits that only the worktrees' own branches hold,
- * with their parents. Whether another ref holds a HEAD, and how many commits would be at stake, is
+ * with their parents (not run when every HEAD is another ref's tip). Whether another ref holds a HEAD, and how many commits would be at stake, is
  * then worked out from that graph. A HEAD that is no ref's tip and is held from outside the graph
  * costs one `for-each-ref --contains`, to name what holds it.
  * `cwd` is any worktree of the repository (refs are shared by all of them); `listed` is its ref
@@ -38,7 +38,13 @@ export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], 
   const ownBranches = new Set(heads.filter((head, k) => consistent[k] && head.commit !== null && head.branch !== null).map((head) => head.branch as string));
   const outside = refs.filter((ref) => ref.commit !== null && !ownBranches.has(ref.name));
   const positives = heads.filter((head, k) => consistent[k] && head.commit !== null).map((head) => head.commit as string);
-  const graph = positives.length === 0 ? new Map<string, string[]>() : await commitsOnlyInBranches(cwd, positives, outside.map((ref) => ref.commit as string));
+  // A HEAD that is another ref's tip is held, and then what it alone holds is not asked: where every
+  // HEAD is, the walk of the graph has nothing to answer (a fleet of fresh or pushed branches).
+  const tips = new Map<string, string[]>();
+  for (const [name, commit] of tipOf) if (commit !== null) tips.set(commit, (tips.get(commit) ?? []).concat(name));
+  const heldByTip = (head: WorktreeHead) => (tips.get(head.commit as string) ?? []).some((name) => name !== head.branch);
+  const needsGraph = heads.some((head, k) => consistent[k] && head.commit !== null && !heldByTip(head));
+  const graph = !needsGraph ? new Map<string, string[]>() : await commitsOnlyInBranches(cwd, positives, outside.map((ref) => ref.commit as string));
   const reach = reachWithin(graph);
   const branchesHolding = new Map<string, number>();
   for (const branch of ownBranches) for (const held of reach(tipOf.get(branch) as string)) branchesHolding.set(held, (branchesHolding.get(held) ?? 0) + 1);
