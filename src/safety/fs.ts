@@ -99,6 +99,28 @@ export async function readRegularFile<T>(p: string, read: (handle: fsp.FileHandl
   }
 }
 
+/**
+ * The bytes of a regular file of at most `maxBytes`, read without following a link or waiting on a
+ * FIFO; null where it does not exist. Anything else (a link, a folder, a larger file) throws.
+ */
+export function readRegularFileSync(p: string, maxBytes: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) throw new Error(`${p} is not a regular file`);
+    if (stats.size > maxBytes) throw new Error(`${p} is larger than ${maxBytes} bytes`);
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Reads a text file, or null where it does not exist. */
 export async function readFileOrNull(p: string): Promise<string | null> {
   try {

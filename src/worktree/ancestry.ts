@@ -1,4 +1,5 @@
 import { git } from '../git/git.js';
+import { readKeepingRefFiles } from './ref-files.js';
 import type { HeadState } from './status.js';
 
 /** What keeps a worktree's HEAD commit, answered for all worktrees of one repository at once. */
@@ -28,11 +29,9 @@ export interface WorktreeHead extends HeadState {
  * with their parents (not run when every HEAD is another ref's tip). Whether another ref holds a HEAD, and how many commits would be at stake, is
  * then worked out from that graph. A HEAD that is no ref's tip and is held from outside the graph
  * costs one `for-each-ref --contains`, to name what holds it.
- * `cwd` is any worktree of the repository (refs are shared by all of them); `listed` is its ref
- * listing when it was taken beforehand.
+ * `cwd` is any worktree of the repository (refs are shared by all of them); `refs` its listing.
  */
-export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], listed?: readonly KeepingRef[]): Promise<Array<Ancestry | Error>> {
-  const refs = listed ?? (await listKeepingRefs(cwd));
+export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], refs: readonly KeepingRef[]): Promise<Array<Ancestry | Error>> {
   const tipOf = new Map(refs.map((ref) => [ref.name, ref.commit]));
   const consistent = heads.map((head) => head.commit === null || head.branch === null || tipOf.get(head.branch) === head.commit);
   const ownBranches = new Set(heads.filter((head, k) => consistent[k] && head.commit !== null && head.branch !== null).map((head) => head.branch as string));
@@ -72,9 +71,17 @@ export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], 
   }));
 }
 
-/** The keeping refs and the commit each keeps. Read before or after the statuses alike: a HEAD that
- * moved in between shows as a branch tip that is not the HEAD read. */
-export async function listKeepingRefs(cwd: string): Promise<KeepingRef[]> {
+/**
+ * The keeping refs and the commit each keeps, from the repository's files where they are plain (see
+ * ref-files.ts), else from git. Read before or after the statuses alike: a HEAD that moved in
+ * between shows as a branch tip that is not the HEAD read.
+ */
+export async function listKeepingRefs(cwd: string, commonDir: string): Promise<KeepingRef[]> {
+  return readKeepingRefFiles(commonDir) ?? listKeepingRefsFromGit(cwd);
+}
+
+/** `git for-each-ref` of the keeping refs, a tag peeled once. */
+export async function listKeepingRefsFromGit(cwd: string): Promise<KeepingRef[]> {
   const out = await git(['for-each-ref', '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)', ...KEEPING_REFS], { cwd });
   const refs: KeepingRef[] = [];
   for (const line of out.split('\n')) {

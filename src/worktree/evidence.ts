@@ -60,8 +60,9 @@ export async function readGitFacts(links: readonly WorktreeLink[], concurrency =
   links.forEach((link, k) => repositories.set(link.commonDir, [...(repositories.get(link.commonDir) ?? []), k]));
   const groups = [...repositories.values()];
   const cwdOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).path;
+  const commonDirOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).commonDir;
   // The ref listings do not depend on the statuses: one at a time, beside them.
-  const listings = mapLimit(groups, 1, (members) => listKeepingRefs(cwdOf(members)).catch(asError));
+  const listings = mapLimit(groups, 1, (members) => listKeepingRefs(cwdOf(members), commonDirOf(members)).catch(asError));
   const [statuses, submodules] = await Promise.all([
     readWorktreeStatuses(links.map((link) => link.path), concurrency),
     mapLimit(links, concurrency, async (link) => {

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readAncestry } from '../../src/worktree/ancestry.js';
+import { listKeepingRefs, readAncestry } from '../../src/worktree/ancestry.js';
+import { readKeepingRefFiles } from '../../src/worktree/ref-files.js';
 import { examineWorktree, examineWorktrees, otherRefs, type GitFacts } from '../../src/worktree/evidence.js';
 import { parseIndexGitlinks, readIndexGitlinks } from '../../src/worktree/index-gitlinks.js';
 import { readWorktreeLink, type WorktreeLink } from '../../src/worktree/link.js';
@@ -73,9 +74,13 @@ function buildAncestryWorld(dir: string): { shapes: Record<string, string>; unbo
 }
 
 describe('worktree engine: git facts for many worktrees at once', () => {
-  it('answers for every worktree of a batch what git answers for that worktree alone', async () => {
+  // Loose, the world's annotated tags send the ref listing to git; packed, its files are read.
+  it.each(['loose', 'packed'])('answers for every worktree of a batch what git answers for that worktree alone (refs %s)', async (refs) => {
     const dir = tempDir();
     const { shapes, unborn } = buildAncestryWorld(dir);
+    const commonDir = path.join(dir, 'repo', '.git');
+    if (refs === 'packed') sh(path.join(dir, 'repo'), 'pack-refs', '--all');
+    expect(readKeepingRefFiles(commonDir) === null).toBe(refs === 'loose');
     const names = Object.keys(shapes);
     const batch = await examineWorktrees([...names.map((name) => shapes[name] as string), unborn]);
 
@@ -121,7 +126,7 @@ describe('worktree engine: git facts for many worktrees at once', () => {
     const answers = await readAncestry(moving, [
       { path: moving, commit: before, branch: 'refs/heads/agent/moving' },
       { path: still, commit: before, branch: 'refs/heads/agent/still' },
-    ]);
+    ], await listKeepingRefs(moving, path.join(repo, '.git')));
     expect(answers[0]).toBeInstanceOf(Error);
     expect((answers[0] as Error).message).toContain(`HEAD of ${moving} moved while it was read`);
     expect(answers[1]).toEqual({ containingRefs: expect.arrayContaining(['refs/heads/agent/still', 'refs/heads/main']), commitsOnlyHere: null });
