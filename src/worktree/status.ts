@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { asError } from '../core/errors.js';
 import { git, runGit } from '../git/git.js';
 
@@ -44,13 +45,17 @@ const HEADER = '# branch.oid ';
  * command stops at the first status that fails, and that status may have printed part of its
  * answer: so after a failure only the answers before the last header are trusted, and the rest are
  * asked one at a time.
+ * Where there are at least as many batches as CPUs, each status reads its index's stat data on one
+ * thread: the batches already keep every CPU busy, and git's preload threads (one per 500 entries)
+ * would only take turns with them.
  */
-export async function readWorktreeStatuses(worktrees: readonly string[], streams: number): Promise<Array<WorktreeStatus | Error>> {
+export async function readWorktreeStatuses(worktrees: readonly string[], streams: number, cpus = availableParallelism()): Promise<Array<WorktreeStatus | Error>> {
   const size = Math.max(1, Math.ceil(worktrees.length / Math.max(1, streams)));
   const batches: string[][] = [];
   for (let start = 0; start < worktrees.length; start += size) batches.push(worktrees.slice(start, start + size));
+  const settings = batches.length >= cpus ? ['-c', 'core.preloadIndex=false'] : [];
   const answers = await Promise.all(batches.map(async (batch) => {
-    const trusted = await batchStatuses(batch);
+    const trusted = await batchStatuses(batch, settings);
     const results: Array<WorktreeStatus | Error> = [...trusted];
     for (const worktree of batch.slice(trusted.length)) {
       try {
@@ -65,12 +70,12 @@ export async function readWorktreeStatuses(worktrees: readonly string[], streams
 }
 
 /** The answers of one `git for-each-repo` that can be trusted, in order: none where it could not run. */
-async function batchStatuses(batch: readonly string[]): Promise<WorktreeStatus[]> {
+async function batchStatuses(batch: readonly string[], settings: readonly string[]): Promise<WorktreeStatus[]> {
   // Absolute paths only: for-each-repo expands a leading `~` or `%(prefix)`.
   if (!batch.every((worktree) => worktree.startsWith('/'))) return [];
   let result;
   try {
-    result = await runGit([...batch.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]), 'for-each-repo', `--config=${REPOSITORIES_KEY}`, ...STATUS], { timeoutMs: 120_000 + 10_000 * batch.length });
+    result = await runGit([...batch.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]), ...settings, 'for-each-repo', `--config=${REPOSITORIES_KEY}`, ...STATUS], { timeoutMs: 120_000 + 10_000 * batch.length });
   } catch {
     return [];
   }

@@ -231,6 +231,28 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     expect(broken[2]).toEqual(batch[2]);
   });
 
+  it('turns off git\'s preload threads only where the batches at once are as many as the CPUs', async () => {
+    const dir = tempDir();
+    const trees = threeWorktrees(dir);
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const bin = path.join(dir, 'bin');
+    const log = path.join(dir, 'calls.log');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    process.env.PATH = `${bin}:${savedPath}`;
+    const batchesIn = () => readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('for-each-repo'));
+
+    const busy = await readWorktreeStatuses(trees, 2, 2);
+    expect(batchesIn()).toHaveLength(2);
+    for (const call of batchesIn()) expect(call).toContain('-c core.preloadIndex=false for-each-repo');
+    writeFileSync(log, '');
+    const roomy = await readWorktreeStatuses(trees, 2, 8);
+    expect(batchesIn()).toHaveLength(2);
+    for (const call of batchesIn()) expect(call).not.toContain('preloadIndex');
+    expect(roomy).toEqual(busy);
+    for (const [k, tree] of trees.entries()) expect(busy[k]).toEqual(await readWorktreeStatus(tree));
+  });
+
   it('a git that cannot be started is an error for each worktree, never a rejection of the whole batch', async () => {
     const dir = tempDir();
     const trees = threeWorktrees(dir);
