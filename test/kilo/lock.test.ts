@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +124,39 @@ describe("Kilo's snapshot lock", () => {
     writeFileSync(path.join(lockDir, 'meta.json'), JSON.stringify({ ...meta, token: 'someone-else' }));
     await held.release();
     expect(existsSync(lockDir)).toBe(true);
+  });
+
+  it('keeps every held lock fresh from one thread while the main thread is busy, and stops each at its release', async () => {
+    const dir = tempDir();
+    const threads = () => readdirSync('/proc/self/task').length;
+    const first = await acquireLock(path.join(dir, 'locks', 'one.lock'), { owner: null, log, heartbeatMs: 50 });
+    await readFile(path.join(first.lockDir, 'meta.json'));
+    const withOne = threads();
+    const second = await acquireLock(path.join(dir, 'locks', 'two.lock'), { owner: null, log, heartbeatMs: 50 });
+    expect(threads()).toBe(withOne);
+
+    const heartbeats = [first, second].map((held) => path.join(held.lockDir, 'heartbeat'));
+    const old = new Date(Date.now() - 50_000);
+    for (const file of heartbeats) utimesSync(file, old, old);
+    // A removal on the main thread: nothing here runs until it ends.
+    const blockedAt = Date.now();
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600);
+    for (const file of heartbeats) {
+      expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(blockedAt - 1);
+      expect(statSync(file).mtimeMs).toBeLessThanOrEqual(Date.now());
+    }
+
+    // Once released, a lock's file is never touched again: here a new holder's heartbeat stays old.
+    await first.release();
+    mkdirSync(first.lockDir);
+    writeFileSync(heartbeats[0] as string, '');
+    utimesSync(heartbeats[0] as string, old, old);
+    utimesSync(heartbeats[1] as string, old, old);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(Math.abs(statSync(heartbeats[0] as string).mtimeMs - old.getTime())).toBeLessThan(1);
+    expect(Date.now() - statSync(heartbeats[1] as string).mtimeMs).toBeLessThan(5_000);
+    await second.release();
+    expect(existsSync(second.lockDir)).toBe(false);
   });
 
   it('releases its own lock and leaves the folder of locks as Kilo has it', async () => {

@@ -181,24 +181,73 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
   };
 }
 
-// The heartbeat runs on its own thread: a removal runs synchronously on the main thread and may
-// take longer than the stale window, and the lock must stay fresh all the while. The worker is
-// given only the heartbeat file's path and touches nothing else.
+// The heartbeats run on a thread of their own: a removal runs synchronously on the main thread and
+// may take longer than the stale window, and the lock must stay fresh all the while. One thread
+// serves every lock of the process (starting one costs tens of milliseconds, more than many a
+// removal); it is given only heartbeat files' paths and touches nothing else.
 const HEARTBEAT_WORKER = `
-const { workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
 const { utimesSync } = require('node:fs');
-setInterval(() => {
-  const now = new Date();
-  try { utimesSync(workerData.file, now, now); } catch {}
-}, workerData.everyMs);
+const beats = new Map();
+parentPort.on('message', (message) => {
+  if (message.start) {
+    beats.set(message.id, setInterval(() => {
+      const now = new Date();
+      try { utimesSync(message.file, now, now); } catch {}
+    }, message.everyMs));
+    return;
+  }
+  clearInterval(beats.get(message.id));
+  beats.delete(message.id);
+  parentPort.postMessage({ stopped: message.id });
+});
 `;
 
-function startHeartbeat(file: string, everyMs: number): { stop(): Promise<void> } {
-  const worker = new Worker(HEARTBEAT_WORKER, { eval: true, workerData: { file, everyMs } });
+interface HeartbeatThread {
+  worker: Worker;
+  /** Stops not yet acknowledged: once one is, that file is never touched again. */
+  stopping: Map<number, () => void>;
+}
+
+let thread: HeartbeatThread | null = null;
+let nextBeat = 0;
+
+function heartbeatThread(): HeartbeatThread {
+  if (thread) return thread;
+  const worker = new Worker(HEARTBEAT_WORKER, { eval: true });
+  const started: HeartbeatThread = { worker, stopping: new Map() };
+  worker.on('message', (message: { stopped: number }) => {
+    started.stopping.get(message.stopped)?.();
+    started.stopping.delete(message.stopped);
+    if (started.stopping.size === 0) worker.unref();
+  });
+  // A thread that is gone touches nothing: every stop waiting on it is done.
+  const gone = () => {
+    if (thread === started) thread = null;
+    for (const done of started.stopping.values()) done();
+    started.stopping.clear();
+  };
+  worker.on('error', gone);
+  worker.on('exit', gone);
   worker.unref();
+  thread = started;
+  return started;
+}
+
+function startHeartbeat(file: string, everyMs: number): { stop(): Promise<void> } {
+  const beating = heartbeatThread();
+  const id = (nextBeat += 1);
+  beating.worker.postMessage({ start: true, id, file, everyMs });
   return {
-    async stop() {
-      await worker.terminate();
+    stop() {
+      return new Promise<void>((resolve) => {
+        if (thread !== beating) return resolve();
+        beating.stopping.set(id, resolve);
+        // Kept alive until the thread answers, so a process that has nothing else to do still
+        // hears that the heartbeat stopped before it removes the lock.
+        beating.worker.ref();
+        beating.worker.postMessage({ stop: true, id });
+      });
     },
   };
 }
