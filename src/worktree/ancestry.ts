@@ -1,5 +1,5 @@
 import { git } from '../git/git.js';
-import { readKeepingRefFiles } from './ref-files.js';
+import { KEEPING_REFS, readKeepingRefFiles } from './ref-files.js';
 import type { HeadState } from './status.js';
 
 /** What keeps a worktree's HEAD commit, answered for all worktrees of one repository at once. */
@@ -10,12 +10,12 @@ export interface Ancestry {
   commitsOnlyHere: number | null;
 }
 
-// The refs that keep a commit for a person: branches, remote-tracking branches and tags.
-const KEEPING_REFS = ['refs/heads', 'refs/remotes', 'refs/tags'];
-
 export interface KeepingRef {
   name: string;
-  /** The commit it keeps (a tag peeled once), or null for a ref that keeps no commit. */
+  /**
+   * The commit it keeps (a tag peeled), or null for a ref that keeps no commit; read from the files,
+   * a ref naming a tree or a blob keeps that id instead, which no HEAD and no commit ever equals.
+   */
   commit: string | null;
 }
 
@@ -24,11 +24,11 @@ export interface WorktreeHead extends HeadState {
 }
 
 /**
- * Two git processes per repository, however many of its worktrees are asked about: one listing of
- * the keeping refs, and one `rev-list` of the commits that only the worktrees' own branches hold,
- * with their parents (not run when every HEAD is another ref's tip). Whether another ref holds a HEAD, and how many commits would be at stake, is
- * then worked out from that graph. A HEAD that is no ref's tip and is held from outside the graph
- * costs one `for-each-ref --contains`, to name what holds it.
+ * At most one git process per repository, however many of its worktrees are asked about: a
+ * `rev-list` of the commits that only the worktrees' own branches hold, with their parents, not
+ * run when every HEAD is another ref's tip. Whether another ref holds a HEAD, and how many commits
+ * would be at stake, is then worked out from the refs and that graph. A HEAD that is no ref's tip
+ * and is held from outside the graph costs one `for-each-ref --contains`, to name what holds it.
  * `cwd` is any worktree of the repository (refs are shared by all of them); `refs` its listing.
  */
 export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], refs: readonly KeepingRef[]): Promise<Array<Ancestry | Error>> {

@@ -57,7 +57,11 @@ export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts 
  */
 export async function readGitFacts(links: readonly WorktreeLink[], concurrency = GIT_CONCURRENCY): Promise<Array<GitFacts | Error>> {
   const repositories = new Map<string, number[]>();
-  links.forEach((link, k) => repositories.set(link.commonDir, [...(repositories.get(link.commonDir) ?? []), k]));
+  links.forEach((link, k) => {
+    const members = repositories.get(link.commonDir);
+    if (members) members.push(k);
+    else repositories.set(link.commonDir, [k]);
+  });
   const groups = [...repositories.values()];
   const cwdOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).path;
   const commonDirOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).commonDir;

@@ -19,7 +19,7 @@ export function readKeepingRefFiles(commonDir: string): KeepingRef[] | null {
     // Loose refs first: a `git pack-refs` in between moves a ref into packed-refs before it removes
     // the loose file, so reading in this order never misses one.
     const loose = new Map<string, LooseRef>();
-    for (const top of KEEPING_TOPS) if (!readLooseRefs(commonDir, top, loose)) return null;
+    for (const top of KEEPING_REFS) if (!readLooseRefs(commonDir, top, loose)) return null;
     const packed = readPackedRefs(path.join(commonDir, 'packed-refs'));
     if (packed === null) return null;
     const named = new Map<string, string>(packed);
@@ -41,7 +41,9 @@ export function readKeepingRefFiles(commonDir: string): KeepingRef[] | null {
 
 type LooseRef = { kind: 'object'; id: string } | { kind: 'symbolic'; target: string };
 
-const KEEPING_TOPS = ['refs/heads', 'refs/remotes', 'refs/tags'];
+/** The refs that keep a commit for a person: branches, remote-tracking branches and tags. */
+export const KEEPING_REFS = ['refs/heads', 'refs/remotes', 'refs/tags'];
+const SYMBOLIC = 'ref: ';
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const MAX_LOOSE_BYTES = 4096;
 const MAX_PACKED_BYTES = 256 * 1024 * 1024;
@@ -66,11 +68,13 @@ function readLooseRefs(commonDir: string, dir: string, into: Map<string, LooseRe
     // Gone since the folder was listed: deleted, or packed (packed-refs is read next).
     if (bytes === null) continue;
     const text = bytes.toString('latin1').replace(/\n$/, '');
+    const target = text.startsWith(SYMBOLIC) ? text.slice(SYMBOLIC.length) : null;
     if (OBJECT_ID.test(text)) {
       if (dir === 'refs/tags' || dir.startsWith('refs/tags/')) return false;
       into.set(name, { kind: 'object', id: text });
-    } else if (text.startsWith('ref: ') && isPlainRefName(text.slice(5)) && KEEPING_TOPS.some((top) => text.slice(5).startsWith(`${top}/`))) {
-      into.set(name, { kind: 'symbolic', target: text.slice(5) });
+    } else if (target !== null) {
+      // Resolved below against the keeping refs read: a target that is none of them sends this to git.
+      into.set(name, { kind: 'symbolic', target });
     } else return false;
   }
   return true;
@@ -101,7 +105,7 @@ function readPackedRefs(file: string): Map<string, string> | null {
     const name = line.slice(space + 1);
     if (space < 0 || !OBJECT_ID.test(id) || !isPlainRefName(name)) return null;
     last = name;
-    if (!KEEPING_TOPS.some((top) => name.startsWith(`${top}/`))) continue;
+    if (!isKeeping(name)) continue;
     if (!peeledTags && name.startsWith('refs/tags/')) return null;
     refs.set(name, id);
   }
@@ -117,4 +121,8 @@ function isPlainRefComponent(component: string): boolean {
 
 function isPlainRefName(name: string): boolean {
   return name.split('/').every(isPlainRefComponent);
+}
+
+function isKeeping(name: string): boolean {
+  return KEEPING_REFS.some((top) => name.startsWith(`${top}/`));
 }
