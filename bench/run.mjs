@@ -13,7 +13,8 @@ import { buildRows, machine, renderSamples, renderTable, writeSection } from './
 import { Samples } from './lib/samples.mjs';
 
 const begun = performance.now();
-const log = (line) => process.stderr.write(`[${String(Math.round((performance.now() - begun) / 1000)).padStart(4)} s] ${line}\n`);
+const log = (line) =>
+  process.stderr.write(`[${String(Math.round((performance.now() - begun) / 1000)).padStart(4)} s] ${line}\n`);
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
@@ -57,28 +58,33 @@ async function main() {
     const table = renderTable(buildRows(samples, fleet));
     process.stdout.write(`\n${table}\n`);
     const name = options.million ? 'million' : 'default';
-    const describe = (sizes) => `${sizes.homes.toLocaleString('en')} session homes of ${sizes.filesPerHome} files, ${sizes.kilo} checkpoint repositories of about ${sizes.kiloFiles} files, ${sizes.worktrees} worktrees of about ${sizes.worktreeFiles} files`;
+    const describe = (sizes) =>
+      `${sizes.homes.toLocaleString('en')} session homes of ${sizes.filesPerHome} files, ${sizes.kilo} checkpoint repositories of about ${sizes.kiloFiles} files, ${sizes.worktrees} worktrees of about ${sizes.worktreeFiles} files`;
     const size = describe(options);
     const deleteNote = fleet.deleteFleet
       ? ` The deleting passes ran on a fleet of ${describe(fleet.deleteSize)} (${fleet.deleteFleet.entries.toLocaleString('en')} entries, half of them dead), copied back after each pass.`
       : '';
-    writeSection(out, name, [
-      `## ${options.million ? 'At 1,000,000 files (`npm run bench -- --million`)' : 'Default fleet (`npm run bench`)'}`,
-      '',
-      `Run on ${new Date(started).toISOString()}; fleet: ${size}: ${fleet.entries.toLocaleString('en')} entries, built in ${buildSeconds.toFixed(0)} s.${deleteNote}`,
-      `Machine: ${machine()}; load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after (a shared machine: the ratios, taken in one run and interleaved, are the figures to read).`,
-      options.million
-        ? `${options.reps === 1 ? 'One pass and one du' : `Medians of ${options.reps} repetitions`}.`
-        : `Medians of ${options.reps} repetition${options.reps === 1 ? '' : 's'} (the N/4N walk: ${options.reps + 2}).`,
-      '',
-      table,
-      '',
-      '<details><summary>Every repetition</summary>',
-      '',
-      renderSamples(samples),
-      '',
-      '</details>',
-    ].join('\n'));
+    writeSection(
+      out,
+      name,
+      [
+        `## ${options.million ? 'At 1,000,000 files (`npm run bench -- --million`)' : 'Default fleet (`npm run bench`)'}`,
+        '',
+        `Run on ${new Date(started).toISOString()}; fleet: ${size}: ${fleet.entries.toLocaleString('en')} entries, built in ${buildSeconds.toFixed(0)} s.${deleteNote}`,
+        `Machine: ${machine()}; load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after (a shared machine: the ratios, taken in one run and interleaved, are the figures to read).`,
+        options.million
+          ? `${options.reps === 1 ? 'One pass and one du' : `Medians of ${options.reps} repetitions`}.`
+          : `Medians of ${options.reps} repetition${options.reps === 1 ? '' : 's'} (the N/4N walk: ${options.reps + 2}).`,
+        '',
+        table,
+        '',
+        '<details><summary>Every repetition</summary>',
+        '',
+        renderSamples(samples),
+        '',
+        '</details>',
+      ].join('\n'),
+    );
     log(`written to ${out}`);
   } finally {
     if (options.keep) log(`fleet kept in ${dir}`);
@@ -87,6 +93,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  log(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  log(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 });

@@ -25,7 +25,8 @@ export function prometheusRuleYaml(rulesText) {
     },
     spec: { groups: rules.groups },
   };
-  const header = '# Generated from deploy/prometheus/alerts.yaml by k8s/generate-prometheusrule.mjs: edit those rules,\n# then run `node k8s/generate-prometheusrule.mjs`.\n';
+  const header =
+    '# Generated from deploy/prometheus/alerts.yaml by k8s/generate-prometheusrule.mjs: edit those rules,\n# then run `node k8s/generate-prometheusrule.mjs`.\n';
   return header + stringify(manifest, { lineWidth: 0 });
 }
 

@@ -20,7 +20,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const { default: yargs } = await import('yargs');
   let code = EXIT_OK;
-  const run = (work: Promise<number>) => work.then((result) => { code = result; });
+  const run = (work: Promise<number>) =>
+    work.then((result) => {
+      code = result;
+    });
   await yargs(argv)
     .scriptName('agent-janitor')
     .version(VERSION)
@@ -29,17 +32,19 @@ async function main(argv: string[]): Promise<number> {
     .command(
       'run',
       'one reconcile pass over every enabled provider, then exit',
-      (y) => withPassOptions(y)
-        .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' })
-        .option('json', { type: 'boolean', describe: 'print the report JSON on stdout' }),
+      (y) =>
+        withPassOptions(y)
+          .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' })
+          .option('json', { type: 'boolean', describe: 'print the report JSON on stdout' }),
       (args) => run(import('./commands/run.js').then(({ runCommand }) => runCommand(args))),
     )
     .command(
       'serve',
       'long-running: passes on the cron schedule, HTTP /metrics, /healthz and /report',
-      (y) => withPassOptions(y)
-        .option('listen', { type: 'string', describe: 'HOST:PORT of the HTTP server; replaces `serve.listen`' })
-        .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' }),
+      (y) =>
+        withPassOptions(y)
+          .option('listen', { type: 'string', describe: 'HOST:PORT of the HTTP server; replaces `serve.listen`' })
+          .option('report-only', { alias: 'dry-run', type: 'boolean', describe: 'change nothing on disk' }),
       (args) => run(import('./commands/serve.js').then(({ serveCommand }) => serveCommand(args))),
     )
     .command(
@@ -57,8 +62,10 @@ async function main(argv: string[]): Promise<number> {
     .command(
       'demo',
       'build a realistic sandbox, run a report-only pass and a real pass on it',
-      (y) => y.option('dir', { type: 'string', describe: 'an absent or empty folder for the sandbox' })
-        .option('log-level', { type: 'string', default: 'warn' }),
+      (y) =>
+        y
+          .option('dir', { type: 'string', describe: 'an absent or empty folder for the sandbox' })
+          .option('log-level', { type: 'string', default: 'warn' }),
       (args) => run(import('./commands/demo.js').then(({ demoCommand }) => demoCommand({ dir: args.dir }))),
     )
     .fail((message, err) => {

@@ -26,24 +26,44 @@ export async function deletePhase(fleet, samples, reps, log) {
     const probeTwin = path.join(fleet.dir, `probe-${rep}`);
     const preparing = performance.now();
     execFileSync('rm', ['-rf', ...fleet.dead]);
-    for (const [, copy] of rotate([
-      ['fleet', () => restore(fleet, pristine)],
-      ['twin', () => execFileSync('cp', ['-a', pristine, twin])],
-      ['probe', () => copyParents(pristine, relative(fleet.deadSessionHomes), probeTwin)],
-    ], rep)) copy();
+    for (const [, copy] of rotate(
+      [
+        ['fleet', () => restore(fleet, pristine)],
+        ['twin', () => execFileSync('cp', ['-a', pristine, twin])],
+        ['probe', () => copyParents(pristine, relative(fleet.deadSessionHomes), probeTwin)],
+      ],
+      rep,
+    ))
+      copy();
     // Both sides delete files that are on disk, not still waiting in the page cache to be written.
     execFileSync('sync');
-    log(`  (fresh copies of the dead half made and written out in ${((performance.now() - preparing) / 1000).toFixed(0)} s)`);
-    await interleave(samples, 1, rotate([
-      ['delete run', async () => checkDeleted(fleet, await runJanitor(fleet, { reportOnly: false }))],
-      ['rm -rf', async () => {
-        const homes = await measure('rm', ['-rf', ...inTwin(twin, fleet.deadSessionHomes)]);
-        const rest = await measure('rm', ['-rf', ...inTwin(twin, otherDead)]);
-        samples.add('rm -rf session homes', homes);
-        return { ...rest, ms: homes.ms + rest.ms, peakRssKb: Math.max(homes.peakRssKb, rest.peakRssKb) };
-      }],
-      ['remove session homes', () => runProbe(fleet, 'remove-trees.mjs', inTwin(probeTwin, fleet.deadSessionHomes), 'probe-homes')],
-    ], rep), log);
+    log(
+      `  (fresh copies of the dead half made and written out in ${((performance.now() - preparing) / 1000).toFixed(0)} s)`,
+    );
+    await interleave(
+      samples,
+      1,
+      rotate(
+        [
+          ['delete run', async () => checkDeleted(fleet, await runJanitor(fleet, { reportOnly: false }))],
+          [
+            'rm -rf',
+            async () => {
+              const homes = await measure('rm', ['-rf', ...inTwin(twin, fleet.deadSessionHomes)]);
+              const rest = await measure('rm', ['-rf', ...inTwin(twin, otherDead)]);
+              samples.add('rm -rf session homes', homes);
+              return { ...rest, ms: homes.ms + rest.ms, peakRssKb: Math.max(homes.peakRssKb, rest.peakRssKb) };
+            },
+          ],
+          [
+            'remove session homes',
+            () => runProbe(fleet, 'remove-trees.mjs', inTwin(probeTwin, fleet.deadSessionHomes), 'probe-homes'),
+          ],
+        ],
+        rep,
+      ),
+      log,
+    );
     rmSync(twin, { recursive: true, force: true });
     rmSync(probeTwin, { recursive: true, force: true });
   }

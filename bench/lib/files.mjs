@@ -2,7 +2,9 @@ import { lutimesSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'n
 import path from 'node:path';
 
 /** Deterministic filler: real files of varied sizes, cheap to write (one shared buffer). */
-const FILLER = Buffer.from('{"type":"message","role":"assistant","content":"lorem ipsum dolor sit amet"}\n'.repeat(256));
+const FILLER = Buffer.from(
+  '{"type":"message","role":"assistant","content":"lorem ipsum dolor sit amet"}\n'.repeat(256),
+);
 
 /** A size between 200 B and about 4 KB, the same for the same seed. */
 export function sizeFor(seed) {

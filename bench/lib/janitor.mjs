@@ -13,9 +13,21 @@ const PROBES = path.join(REPO, 'bench', 'probes');
  */
 export async function runJanitor(fleet, { reportOnly, extra = [] }) {
   const reportDir = mkdtempSync(path.join(fleet.dir, 'reports', reportOnly ? 'report-only-' : 'delete-'));
-  const args = [CLI, 'run', '--config', fleet.config, '--report-dir', reportDir, ...(reportOnly ? ['--report-only'] : []), ...extra];
+  const args = [
+    CLI,
+    'run',
+    '--config',
+    fleet.config,
+    '--report-dir',
+    reportDir,
+    ...(reportOnly ? ['--report-only'] : []),
+    ...extra,
+  ];
   const result = await measure(process.execPath, args, { allowFailure: true });
-  if (result.code !== 0) throw new Error(`agent-janitor run exited ${result.code}: ${result.stderr.trim().split('\n').slice(-2).join(' | ')}`);
+  if (result.code !== 0)
+    throw new Error(
+      `agent-janitor run exited ${result.code}: ${result.stderr.trim().split('\n').slice(-2).join(' | ')}`,
+    );
   const report = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8'));
   result.passMs = Date.parse(report.finishedAt) - Date.parse(report.startedAt);
   result.report = report;

@@ -16,7 +16,11 @@ export function measure(command, args, options = {}) {
   const viaTime = existsSync(TIME);
   const [file, argv] = viaTime ? [TIME, ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args];
   const started = performance.now();
-  const child = spawn(file, argv, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', options.capture ? 'pipe' : 'ignore', 'pipe'] });
+  const child = spawn(file, argv, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', options.capture ? 'pipe' : 'ignore', 'pipe'],
+  });
   const samples = { fds: 0, dirFds: 0, children: 0, hwmKb: 0 };
   let target = viaTime ? null : child.pid;
   const poll = setInterval(() => {
@@ -40,10 +44,23 @@ export function measure(command, args, options = {}) {
       }
       const stderr = Buffer.concat(err).toString('utf8');
       if (code !== 0 && !options.allowFailure) {
-        reject(new Error(`${command} ${args.slice(0, 4).join(' ')} … exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+        reject(
+          new Error(
+            `${command} ${args.slice(0, 4).join(' ')} … exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+          ),
+        );
         return;
       }
-      resolve({ ms, code, peakRssKb, maxFds: samples.fds, maxDirFds: samples.dirFds, maxChildren: samples.children, stdout: Buffer.concat(out).toString('utf8'), stderr });
+      resolve({
+        ms,
+        code,
+        peakRssKb,
+        maxFds: samples.fds,
+        maxDirFds: samples.dirFds,
+        maxChildren: samples.children,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr,
+      });
     });
   });
 }

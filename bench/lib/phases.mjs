@@ -7,14 +7,19 @@ import { interleave } from './samples.mjs';
 /** `run --report-only` against `du -sb` over the same roots, with the walk alone and a bare Node loop beside them. */
 export async function reportOnlyPhase(fleet, samples, reps, log) {
   const expected = fleet.deadItems.length;
-  await interleave(samples, reps, [
-    ['report-only', async () => checkReportOnly(await runJanitor(fleet, { reportOnly: true }), expected)],
-    ['du', () => measure('du', ['-sb', ...fleet.roots])],
-    ['report-only session homes', () => runJanitor(fleet, { reportOnly: true, extra: ['--only', 'watchfire'] })],
-    ['du session homes', () => measure('du', ['-sb', ...fleet.watchfireRoots])],
-    ['walk', () => runProbe(fleet, 'janitor-walk.mjs', fleet.roots, 'roots')],
-    ['node lstat loop', () => runProbe(fleet, 'floor-walk.mjs', fleet.roots, 'roots')],
-  ], log);
+  await interleave(
+    samples,
+    reps,
+    [
+      ['report-only', async () => checkReportOnly(await runJanitor(fleet, { reportOnly: true }), expected)],
+      ['du', () => measure('du', ['-sb', ...fleet.roots])],
+      ['report-only session homes', () => runJanitor(fleet, { reportOnly: true, extra: ['--only', 'watchfire'] })],
+      ['du session homes', () => measure('du', ['-sb', ...fleet.watchfireRoots])],
+      ['walk', () => runProbe(fleet, 'janitor-walk.mjs', fleet.roots, 'roots')],
+      ['node lstat loop', () => runProbe(fleet, 'floor-walk.mjs', fleet.roots, 'roots')],
+    ],
+    log,
+  );
   const walk = samples.all('walk')[0].printed;
   const floor = samples.all('node lstat loop')[0].printed;
   if (walk.bytes !== floor.bytes || walk.entries !== floor.entries) {
@@ -24,26 +29,43 @@ export async function reportOnlyPhase(fleet, samples, reps, log) {
 
 function checkReportOnly(result, expected) {
   const counts = countVerdicts(result.report);
-  if ((counts['would-delete'] ?? 0) !== expected) throw new Error(`report-only: expected ${expected} would-delete, found ${JSON.stringify(counts)}`);
+  if ((counts['would-delete'] ?? 0) !== expected)
+    throw new Error(`report-only: expected ${expected} would-delete, found ${JSON.stringify(counts)}`);
   return result;
 }
 
 /** The worktree engine's git checks against a sequential shell loop of `git status --porcelain`. */
 export async function gitChecksPhase(fleet, samples, reps, log) {
   const loop = 'for w in "$@"; do git -C "$w" status --porcelain >/dev/null || exit 1; done';
-  await interleave(samples, reps, [
-    ['git checks', () => runProbe(fleet, 'git-checks.mjs', fleet.worktrees, 'worktrees')],
-    ['git status loop', () => measure('bash', ['-c', loop, 'loop', ...fleet.worktrees], { env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } })],
-  ], log);
+  await interleave(
+    samples,
+    reps,
+    [
+      ['git checks', () => runProbe(fleet, 'git-checks.mjs', fleet.worktrees, 'worktrees')],
+      [
+        'git status loop',
+        () =>
+          measure('bash', ['-c', loop, 'loop', ...fleet.worktrees], {
+            env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+          }),
+      ],
+    ],
+    log,
+  );
 }
 
 /** The same walk over the first quarter of the session homes (every backend, dead and live) and over all of them. */
 export async function scalingPhase(fleet, samples, reps, log) {
   const quarter = fleet.sessionHomes.slice(0, Math.round(fleet.sessionHomes.length / 4));
-  await interleave(samples, reps, [
-    ['walk N', () => runProbe(fleet, 'janitor-walk.mjs', quarter, 'quarter', ['--warm'])],
-    ['walk 4N', () => runProbe(fleet, 'janitor-walk.mjs', fleet.sessionHomes, 'all-homes', ['--warm'])],
-  ], log);
+  await interleave(
+    samples,
+    reps,
+    [
+      ['walk N', () => runProbe(fleet, 'janitor-walk.mjs', quarter, 'quarter', ['--warm'])],
+      ['walk 4N', () => runProbe(fleet, 'janitor-walk.mjs', fleet.sessionHomes, 'all-homes', ['--warm'])],
+    ],
+    log,
+  );
 }
 
 /**
@@ -56,17 +78,39 @@ export async function startupPhase(fleet, samples, reps, log) {
   mkdirSync(path.join(empty, 'reports'), { recursive: true });
   const config = path.join(empty, 'agent-janitor.yaml');
   writeFileSync(config, `homes: [${JSON.stringify(path.join(empty, 'home'))}]\n`);
-  await interleave(samples, reps, [
-    ['empty pass', () => measure(process.execPath, [CLI, 'run', '--report-only', '--config', config, '--report-dir', path.join(empty, 'reports')])],
-    ['cli --version', () => measure(process.execPath, [CLI, '--version'])],
-    ['node -e 0', () => measure(process.execPath, ['-e', '0'])],
-  ], log);
+  await interleave(
+    samples,
+    reps,
+    [
+      [
+        'empty pass',
+        () =>
+          measure(process.execPath, [
+            CLI,
+            'run',
+            '--report-only',
+            '--config',
+            config,
+            '--report-dir',
+            path.join(empty, 'reports'),
+          ]),
+      ],
+      ['cli --version', () => measure(process.execPath, [CLI, '--version'])],
+      ['node -e 0', () => measure(process.execPath, ['-e', '0'])],
+    ],
+    log,
+  );
 }
 
 /** At the largest size: one report-only pass and one du, for memory, handles and time. */
 export async function millionPhase(fleet, samples, reps, log) {
-  await interleave(samples, reps, [
-    ['report-only', () => runJanitor(fleet, { reportOnly: true })],
-    ['du', () => measure('du', ['-sb', ...fleet.roots])],
-  ], log);
+  await interleave(
+    samples,
+    reps,
+    [
+      ['report-only', () => runJanitor(fleet, { reportOnly: true })],
+      ['du', () => measure('du', ['-sb', ...fleet.roots])],
+    ],
+    log,
+  );
 }

@@ -17,43 +17,111 @@ export function buildRows(samples, fleet) {
   const pair = (what, ours, base, baseName, target, limit) => {
     if (samples.all(ours).length === 0 || samples.all(base).length === 0) return;
     const value = ratio(samples.median(ours), samples.median(base));
-    rows.push(row(what, seconds(samples.median(ours)), `${baseName} ${seconds(samples.median(base))}`, times(value), target, limit === undefined ? null : value <= limit));
+    rows.push(
+      row(
+        what,
+        seconds(samples.median(ours)),
+        `${baseName} ${seconds(samples.median(base))}`,
+        times(value),
+        target,
+        limit === undefined ? null : value <= limit,
+      ),
+    );
   };
   if (samples.all('report-only').length > 0) {
     pair('`run --report-only`, whole fleet (process)', 'report-only', 'du', '`du -sb`', '≤ 1.5 ×', 1.5);
-    pair('`run --report-only --only watchfire` (session homes)', 'report-only session homes', 'du session homes', '`du -sb`', '—');
+    pair(
+      '`run --report-only --only watchfire` (session homes)',
+      'report-only session homes',
+      'du session homes',
+      '`du -sb`',
+      '—',
+    );
     pair('the walk alone (`measureTree`, process)', 'walk', 'du', '`du -sb`', '—');
     pair('floor: bare Node `readdirSync`+`lstatSync` loop (process)', 'node lstat loop', 'du', '`du -sb`', '—');
   }
   if (samples.all('delete run').length > 0) {
     const entries = fleet.deleteFleet ? ` (${fleet.deleteFleet.entries.toLocaleString('en')} entries, half dead)` : '';
     pair(`\`run\` deleting the dead half${entries} (process)`, 'delete run', 'rm -rf', '`rm -rf`', '≤ 1.3 ×', 1.3);
-    pair('walk + quarantine + remove of its dead session homes (process)', 'remove session homes', 'rm -rf session homes', '`rm -rf`', '—');
+    pair(
+      'walk + quarantine + remove of its dead session homes (process)',
+      'remove session homes',
+      'rm -rf session homes',
+      '`rm -rf`',
+      '—',
+    );
   }
   if (samples.all('git checks').length > 0) {
     const concurrency = samples.all('git checks')[0].printed.concurrency;
     const inProcess = (result) => result.printed.ms;
     const value = ratio(samples.median('git checks', inProcess), samples.median('git status loop'));
-    rows.push(row(`git checks of ${fleet.worktrees.length} worktrees (in process, ${concurrency} at once)`, seconds(samples.median('git checks', inProcess)), `\`git status --porcelain\` loop ${seconds(samples.median('git status loop'))}`, times(value), '≤ 1.0 ×', value <= 1.0));
+    rows.push(
+      row(
+        `git checks of ${fleet.worktrees.length} worktrees (in process, ${concurrency} at once)`,
+        seconds(samples.median('git checks', inProcess)),
+        `\`git status --porcelain\` loop ${seconds(samples.median('git status loop'))}`,
+        times(value),
+        '≤ 1.0 ×',
+        value <= 1.0,
+      ),
+    );
   }
   if (samples.all('walk 4N').length > 0) {
     const inProcess = (result) => result.printed.ms;
     const n = samples.all('walk N')[0].printed.entries;
     const n4 = samples.all('walk 4N')[0].printed.entries;
     const value = ratio(samples.median('walk 4N', inProcess), samples.median('walk N', inProcess));
-    rows.push(row(`walk time, ${n4.toLocaleString('en')} vs ${n.toLocaleString('en')} entries (${(n4 / n).toFixed(2)} ×, in process, fastest of three after a first walk)`, seconds(samples.median('walk 4N', inProcess)), seconds(samples.median('walk N', inProcess)), times(value), '3.6–4.4 ×', value >= 3.6 && value <= 4.4));
+    rows.push(
+      row(
+        `walk time, ${n4.toLocaleString('en')} vs ${n.toLocaleString('en')} entries (${(n4 / n).toFixed(2)} ×, in process, fastest of three after a first walk)`,
+        seconds(samples.median('walk 4N', inProcess)),
+        seconds(samples.median('walk N', inProcess)),
+        times(value),
+        '3.6–4.4 ×',
+        value >= 3.6 && value <= 4.4,
+      ),
+    );
     const cold = (result) => result.printed.coldMs;
     const coldValue = ratio(samples.median('walk 4N', cold), samples.median('walk N', cold));
-    rows.push(row('the same, first walk of a fresh process (JIT and heap still warming up)', seconds(samples.median('walk 4N', cold)), seconds(samples.median('walk N', cold)), times(coldValue), '—', null));
+    rows.push(
+      row(
+        'the same, first walk of a fresh process (JIT and heap still warming up)',
+        seconds(samples.median('walk 4N', cold)),
+        seconds(samples.median('walk N', cold)),
+        times(coldValue),
+        '—',
+        null,
+      ),
+    );
   }
-  const passes = ['report-only', 'report-only session homes', 'delete run'].filter((label) => samples.all(label).length > 0);
+  const passes = ['report-only', 'report-only session homes', 'delete run'].filter(
+    (label) => samples.all(label).length > 0,
+  );
   if (passes.length > 0) {
     const peak = Math.max(...passes.map((label) => samples.max(label, (result) => result.peakRssKb)));
-    rows.push(row(`peak RSS of a pass (${fleet.entries.toLocaleString('en')} entries)`, mb(peak), '', '', '≤ 150 MB at 1,000,000 files', peak <= 150 * 1024));
+    rows.push(
+      row(
+        `peak RSS of a pass (${fleet.entries.toLocaleString('en')} entries)`,
+        mb(peak),
+        '',
+        '',
+        '≤ 150 MB at 1,000,000 files',
+        peak <= 150 * 1024,
+      ),
+    );
     const fds = Math.max(...passes.map((label) => samples.max(label, (result) => result.maxFds)));
     const dirFds = Math.max(...passes.map((label) => samples.max(label, (result) => result.maxDirFds)));
     const children = Math.max(...passes.map((label) => samples.max(label, (result) => result.maxChildren)));
-    rows.push(row('most open descriptors / directory descriptors / child processes seen in a pass', `${fds} / ${dirFds} / ${children}`, '', '', 'bounded', null));
+    rows.push(
+      row(
+        'most open descriptors / directory descriptors / child processes seen in a pass',
+        `${fds} / ${dirFds} / ${children}`,
+        '',
+        '',
+        'bounded',
+        null,
+      ),
+    );
   }
   if (samples.all('cli --version').length > 0) {
     pair('fixed cost: `run --report-only` over an empty home (process)', 'empty pass', 'node -e 0', '`node -e 0`', '—');
@@ -63,13 +131,22 @@ export function buildRows(samples, fleet) {
 }
 
 export function renderTable(rows) {
-  const lines = ['| measurement | agent-janitor | baseline | ratio | target | met |', '| --- | --- | --- | --- | --- | --- |'];
-  for (const r of rows) lines.push(`| ${r.what} | ${r.ours} | ${r.baseline} | ${r.value} | ${r.target} | ${r.met === null ? '' : r.met ? 'yes' : '**no**'} |`);
+  const lines = [
+    '| measurement | agent-janitor | baseline | ratio | target | met |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of rows)
+    lines.push(
+      `| ${r.what} | ${r.ours} | ${r.baseline} | ${r.value} | ${r.target} | ${r.met === null ? '' : r.met ? 'yes' : '**no**'} |`,
+    );
   return lines.join('\n');
 }
 
 export function renderSamples(samples) {
-  const lines = ['| measurement | every repetition (wall seconds) | peak RSS | most fds / dir fds / children |', '| --- | --- | --- | --- |'];
+  const lines = [
+    '| measurement | every repetition (wall seconds) | peak RSS | most fds / dir fds / children |',
+    '| --- | --- | --- | --- |',
+  ];
   for (const label of samples.labels()) {
     const all = samples.all(label);
     const walls = all.map((result) => (result.ms / 1000).toFixed(2)).join(', ');

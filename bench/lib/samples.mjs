@@ -18,7 +18,9 @@ export class Samples {
 
   /** Median of one figure (wall ms unless told) over the repetitions. */
   median(label, pick = (result) => result.ms) {
-    const values = this.all(label).map(pick).filter((value) => Number.isFinite(value));
+    const values = this.all(label)
+      .map(pick)
+      .filter((value) => Number.isFinite(value));
     return values.length > 0 ? median(values) : NaN;
   }
 

@@ -15,10 +15,18 @@ const PROJECTS = 5;
 
 export function buildWatchfireRoot(home, user, count, filesPerHome, firstSeed) {
   const root = path.join(home, '.watchfire');
-  const registered = Array.from({ length: PROJECTS }, (_, k) => ({ id: uuidFor(user, k), name: `Service ${user} ${k}` }));
+  const registered = Array.from({ length: PROJECTS }, (_, k) => ({
+    id: uuidFor(user, k),
+    name: `Service ${user} ${k}`,
+  }));
   const lines = ['version: 1', 'projects:'];
   registered.forEach((project, index) => {
-    lines.push(`    - project_id: ${project.id}`, `      name: ${JSON.stringify(project.name)}`, `      path: /srv/src/${user}-${index}`, `      position: ${index}`);
+    lines.push(
+      `    - project_id: ${project.id}`,
+      `      name: ${JSON.stringify(project.name)}`,
+      `      path: /srv/src/${user}-${index}`,
+      `      position: ${index}`,
+    );
   });
   put(path.join(root, 'projects.yaml'), `${lines.join('\n')}\n`);
   put(path.join(root, 'daemon.lock'), '');
@@ -39,7 +47,10 @@ export function buildWatchfireRoot(home, user, count, filesPerHome, firstSeed) {
 
 function writeHome(folder, backend, config, files, seed) {
   ensureDir(folder);
-  put(path.join(folder, backend === 'gemini' ? 'system.md' : 'AGENTS.md'), '# Watchfire system prompt\n\nWork on the task below.\n');
+  put(
+    path.join(folder, backend === 'gemini' ? 'system.md' : 'AGENTS.md'),
+    '# Watchfire system prompt\n\nWork on the task below.\n',
+  );
   const links = config[backend];
   for (const [name, target] of links) {
     ensureDir(path.dirname(path.join(folder, name)));
@@ -60,19 +71,27 @@ function writeHome(folder, backend, config, files, seed) {
 function stateFolder(backend, group) {
   const day = String(1 + (group % 28)).padStart(2, '0');
   switch (backend) {
-    case 'codex': return path.join('sessions', '2026', '11', day);
-    case 'copilot': return path.join('session-state', `7c1e${String(group).padStart(4, '0')}-5d2a-4b8e-9f10-2a3b4c5d6e7f`);
-    case 'opencode': return path.join('data', 'storage', 'message', `ses_${String(group).padStart(6, '0')}`);
-    default: return path.join('tmp', `a1b2c3${group}`, 'chats');
+    case 'codex':
+      return path.join('sessions', '2026', '11', day);
+    case 'copilot':
+      return path.join('session-state', `7c1e${String(group).padStart(4, '0')}-5d2a-4b8e-9f10-2a3b4c5d6e7f`);
+    case 'opencode':
+      return path.join('data', 'storage', 'message', `ses_${String(group).padStart(6, '0')}`);
+    default:
+      return path.join('tmp', `a1b2c3${group}`, 'chats');
   }
 }
 
 function stateFile(backend, k) {
   switch (backend) {
-    case 'codex': return `rollout-2026-11-27T09-${String(k % 60).padStart(2, '0')}-00-${k}.jsonl`;
-    case 'copilot': return k % 10 === 0 ? 'events.jsonl' : `checkpoint-${k}.json`;
-    case 'opencode': return `msg_${String(k).padStart(6, '0')}.json`;
-    default: return `session-${k}.json`;
+    case 'codex':
+      return `rollout-2026-11-27T09-${String(k % 60).padStart(2, '0')}-00-${k}.jsonl`;
+    case 'copilot':
+      return k % 10 === 0 ? 'events.jsonl' : `checkpoint-${k}.json`;
+    case 'opencode':
+      return `msg_${String(k).padStart(6, '0')}.json`;
+    default:
+      return `session-${k}.json`;
   }
 }
 
@@ -84,8 +103,14 @@ function userConfig(home) {
     return full;
   };
   return {
-    codex: [['auth.json', file('.codex/auth.json', '{"OPENAI_API_KEY":"sk-bench"}\n')], ['config.toml', file('.codex/config.toml', 'model = "o3"\n')]],
-    copilot: [['config.json', file('.copilot/config.json', '{}\n')], ['mcp-config.json', file('.copilot/mcp-config.json', '{"mcpServers":{}}\n')]],
+    codex: [
+      ['auth.json', file('.codex/auth.json', '{"OPENAI_API_KEY":"sk-bench"}\n')],
+      ['config.toml', file('.codex/config.toml', 'model = "o3"\n')],
+    ],
+    copilot: [
+      ['config.json', file('.copilot/config.json', '{}\n')],
+      ['mcp-config.json', file('.copilot/mcp-config.json', '{"mcpServers":{}}\n')],
+    ],
     opencode: [[path.join('config', 'agent'), ensured(path.join(home, '.config', 'opencode', 'agent'))]],
     gemini: [['settings.json', file('.gemini/settings.json', '{}\n')]],
   };

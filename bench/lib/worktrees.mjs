@@ -20,7 +20,12 @@ export function buildWorktrees(fleet, homes, count, files, old) {
     ensureDir(path.dirname(worktree));
     git(['-C', owner, 'worktree', 'add', '-q', '-b', `vk/${k}`, worktree]);
     if (k % 2 === 1) put(path.join(worktree, 'NOTES.md'), 'half-written plan\n');
-    const admin = path.join(owner, '.git', 'worktrees', path.basename(git(['-C', worktree, 'rev-parse', '--git-dir']).trim()));
+    const admin = path.join(
+      owner,
+      '.git',
+      'worktrees',
+      path.basename(git(['-C', worktree, 'rev-parse', '--git-dir']).trim()),
+    );
     (k % 2 === 0 ? dead : live).push({ worktree, admin });
   }
   // Idle for days. The index is refreshed after the files are aged (git records their new times),

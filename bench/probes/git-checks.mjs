@@ -8,5 +8,6 @@ const started = performance.now();
 const evidence = await examineWorktrees(worktrees);
 const ms = performance.now() - started;
 const failed = evidence.filter((entry) => entry.state !== 'linked' || entry.git === null);
-if (failed.length > 0) throw new Error(`${failed.length} worktrees could not be examined: ${JSON.stringify(failed[0]).slice(0, 300)}`);
+if (failed.length > 0)
+  throw new Error(`${failed.length} worktrees could not be examined: ${JSON.stringify(failed[0]).slice(0, 300)}`);
 process.stdout.write(JSON.stringify({ worktrees: worktrees.length, concurrency: GIT_CONCURRENCY, ms }));

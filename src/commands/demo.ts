@@ -14,7 +14,8 @@ import { createLogger } from './logger.js';
 /** `agent-janitor demo`: builds a sandbox, runs a report-only pass and a real pass, prints both. */
 export async function demoCommand(args: { dir?: string }): Promise<number> {
   const root = args.dir ? path.resolve(args.dir) : await mkdtemp(path.join(os.tmpdir(), 'agent-janitor-demo-'));
-  if ((await readdirOrEmpty(root)).length > 0) throw new UsageError(`--dir ${root}: the folder must be absent or empty`);
+  if ((await readdirOrEmpty(root)).length > 0)
+    throw new UsageError(`--dir ${root}: the folder must be absent or empty`);
   const home = path.join(root, 'home');
   await mkdir(home, 0o755);
   const old = new Date(Date.now() - 3 * 86_400_000);
@@ -24,7 +25,10 @@ export async function demoCommand(args: { dir?: string }): Promise<number> {
     if (extras?.config) extra = mergeConfig(extra, extras.config);
   }
   const configFile = path.join(root, 'agent-janitor.yaml');
-  await writeFile(configFile, stringify({ homes: [home], minAge: '1h', reportDir: path.join(root, 'report'), ...extra }));
+  await writeFile(
+    configFile,
+    stringify({ homes: [home], minAge: '1h', reportDir: path.join(root, 'report'), ...extra }),
+  );
   const config = await loadConfig({ file: configFile, env: { HOME: home } });
   const log = await createLogger('warn');
   process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n\n== report-only pass ==\n`);

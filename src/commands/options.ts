@@ -21,19 +21,34 @@ export interface PassArgs {
 /** The options `run` and `serve` share. */
 export function withPassOptions<T>(yargs: Argv<T>) {
   return yargs
-    .option('config', { alias: 'c', type: 'string', describe: 'the YAML config file (default: $AGENT_JANITOR_CONFIG, else built-in defaults)' })
+    .option('config', {
+      alias: 'c',
+      type: 'string',
+      describe: 'the YAML config file (default: $AGENT_JANITOR_CONFIG, else built-in defaults)',
+    })
     .option('home', { type: 'string', array: true, describe: 'a home to reconcile; repeatable; replaces `homes`' })
-    .option('only', { type: 'string', array: true, describe: `run only these providers (${PROVIDER_NAMES.join(', ')}), comma-separated` })
+    .option('only', {
+      type: 'string',
+      array: true,
+      describe: `run only these providers (${PROVIDER_NAMES.join(', ')}), comma-separated`,
+    })
     .option('min-age', { type: 'string', describe: 'replaces `minAge` (a duration: 0s, 30m, 1h, 7d)' })
     .option('report-dir', { type: 'string', describe: 'replaces `reportDir`' })
     .option('metrics-file', { type: 'string', describe: 'replaces `metrics.textfile`' })
     .option('pushgateway', { type: 'string', describe: 'replaces `metrics.pushgateway.url`' })
-    .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'pino level; logs go to stderr' });
+    .option('log-level', {
+      choices: LOG_LEVELS,
+      default: 'info' as LogLevel,
+      describe: 'pino level; logs go to stderr',
+    });
 }
 
 export function parseOnly(values: readonly string[] | undefined): ProviderName[] | undefined {
   if (!values || values.length === 0) return undefined;
-  const names = values.flatMap((value) => value.split(',')).map((name) => name.trim()).filter(Boolean);
+  const names = values
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter(Boolean);
   for (const name of names) {
     if (!(PROVIDER_NAMES as readonly string[]).includes(name)) {
       throw new UsageError(`--only: unknown provider ${JSON.stringify(name)} (known: ${PROVIDER_NAMES.join(', ')})`);

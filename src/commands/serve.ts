@@ -19,9 +19,10 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   const only = parseOnly(args.only);
   const config = await configFromArgs(args);
   const where = config.source ?? 'built-in defaults';
-  const listen = args.listen !== undefined
-    ? parseListen(args.listen, '--listen')
-    : parseListen(config.serve.listen, `${where}: serve.listen`);
+  const listen =
+    args.listen !== undefined
+      ? parseListen(args.listen, '--listen')
+      : parseListen(config.serve.listen, `${where}: serve.listen`);
   validateSchedule(config.serve.schedule, `${where}: serve.schedule`);
   const log = await createLogger(args['log-level']);
   await serveUntilSignal({

@@ -49,7 +49,9 @@ async function readConfigFile(file: string): Promise<unknown> {
   const value: unknown = doc.toJS();
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(`${file}: the config must be a YAML mapping of keys, not a ${Array.isArray(value) ? 'list' : typeof value}`);
+    throw new ConfigError(
+      `${file}: the config must be a YAML mapping of keys, not a ${Array.isArray(value) ? 'list' : typeof value}`,
+    );
   }
   return value;
 }
@@ -73,15 +75,13 @@ function formatKey(parts: readonly PropertyKey[]): string {
   return out;
 }
 
-function complete(
-  data: z.output<typeof configSchema>,
-  source: string | null,
-  options: LoadOptions,
-): EffectiveConfig {
+function complete(data: z.output<typeof configSchema>, source: string | null, options: LoadOptions): EffectiveConfig {
   const { env, overrides = {} } = options;
   const isRoot = options.isRoot ?? process.getuid?.() === 0;
   if (overrides.minAge !== undefined && parseDuration(overrides.minAge) === null) {
-    throw new ConfigError(`--min-age: expected a duration such as 0s, 90s, 30m, 1h or 7d, got ${JSON.stringify(overrides.minAge)}`);
+    throw new ConfigError(
+      `--min-age: expected a duration such as 0s, 90s, 30m, 1h or 7d, got ${JSON.stringify(overrides.minAge)}`,
+    );
   }
   if (overrides.pushgateway !== undefined && !isUrl(overrides.pushgateway)) {
     throw new ConfigError(`--pushgateway: expected an http(s) URL, got ${JSON.stringify(overrides.pushgateway)}`);
@@ -115,9 +115,8 @@ function isUrl(text: string): boolean {
 
 function defaultReportDir(env: NodeJS.ProcessEnv, home: string, isRoot: boolean): string {
   if (isRoot) return '/var/lib/agent-janitor';
-  const stateHome = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
-    ? env.XDG_STATE_HOME
-    : path.join(home, '.local', 'state');
+  const stateHome =
+    env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
   return path.join(stateHome, 'agent-janitor');
 }
 

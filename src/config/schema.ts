@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
-const duration = z
-  .string()
-  .refine((text) => parseDuration(text) !== null, {
-    message: 'expected a duration such as 0s, 90s, 30m, 1h or 7d',
-  });
+const duration = z.string().refine((text) => parseDuration(text) !== null, {
+  message: 'expected a duration such as 0s, 90s, 30m, 1h or 7d',
+});
 
-const pathList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((value) =>
-  typeof value === 'string' ? [value] : value,
-);
+const pathList = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+  .transform((value) => (typeof value === 'string' ? [value] : value));
 
 const watchfire = z.strictObject({
   enabled: z.boolean().default(true),

@@ -63,7 +63,10 @@ export async function executePlan(plan: readonly PlannedDeletion[], options: Exe
       item.verdict = 'deleted';
       touched.push(item);
       await options.onDeleted(item);
-      options.log.info({ provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason }, 'deleted');
+      options.log.info(
+        { provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason },
+        'deleted',
+      );
     } catch (err) {
       touched.push(fail(item, err, options.log));
     }
@@ -80,7 +83,10 @@ function stage(entry: PlannedDeletion): Staged {
   const { candidate, facts } = entry;
   if (candidate.path === null) throw new Error('an item without a folder cannot be deleted');
   const owner: Owner | null = facts
-    ? deleteIdentity({ uid: facts.path.parentUid, gid: facts.path.parentGid, mode: facts.path.parentMode }, { uid: facts.path.uid, gid: facts.path.gid })
+    ? deleteIdentity(
+        { uid: facts.path.parentUid, gid: facts.path.parentGid, mode: facts.path.parentMode },
+        { uid: facts.path.uid, gid: facts.path.gid },
+      )
     : null;
   const removal = candidate.removal ?? { type: 'tree' };
   if (removal.type !== 'tree' || candidate.kind === 'quarantine') return { ...entry, owner, doomed: candidate.path };
@@ -107,7 +113,11 @@ async function remove(entry: Staged, log: Logger): Promise<void> {
 function refuseLateArrival(entry: Staged, pids: number[]): ReportItem {
   const { item, candidate } = entry;
   let where = 'left alone';
-  if (candidate.path !== null && entry.doomed !== candidate.path && quarantinedName(path.basename(entry.doomed)) !== null) {
+  if (
+    candidate.path !== null &&
+    entry.doomed !== candidate.path &&
+    quarantinedName(path.basename(entry.doomed)) !== null
+  ) {
     try {
       if (lstatOrNullSync(candidate.path)) throw new Error(`${candidate.path} exists again`);
       asOwner(entry.owner, () => renameSync(entry.doomed, candidate.path as string));
@@ -135,7 +145,9 @@ function assertUnchanged(target: string, facts: InspectedFacts): void {
   const now = lstatOrNullSync(target);
   if (!now) throw new Error(`${target} disappeared after it was judged`);
   if (!now.isDirectory() || now.ino !== facts.path.ino || now.dev !== facts.path.dev) {
-    throw new Error(`${target} was replaced after it was judged (now ${now.isSymbolicLink() ? 'a symlink' : 'another entry'}); left alone`);
+    throw new Error(
+      `${target} was replaced after it was judged (now ${now.isSymbolicLink() ? 'a symlink' : 'another entry'}); left alone`,
+    );
   }
 }
 

@@ -57,7 +57,14 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
   const measure = createTreeCache();
   for (const provider of selectProviders(options.providers, config, options.only)) {
     try {
-      const gathered = await provider.gather({ config, homes, now: started, log: log.child({ provider: provider.name }), env: options.env, measure });
+      const gathered = await provider.gather({
+        config,
+        homes,
+        now: started,
+        log: log.child({ provider: provider.name }),
+        env: options.env,
+        measure,
+      });
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
     } catch (err) {
@@ -106,7 +113,12 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
     host: os.hostname(),
     startedAt: started.toISOString(),
     finishedAt: clock().toISOString(),
-    processCheck: { mode: config.processCheck, inspected: liveness.inspected, uninspectable: liveness.uninspectable, visible: liveness.visible },
+    processCheck: {
+      mode: config.processCheck,
+      inspected: liveness.inspected,
+      uninspectable: liveness.uninspectable,
+      visible: liveness.visible,
+    },
     providers: roots,
     items,
     totals: computeTotals(items),
@@ -129,5 +141,10 @@ export function selectProviders(
 
 function describeLiveness(processes: ProcessTable | null): Liveness {
   if (!processes) return { visible: true, inspected: 0, uninspectable: 0, why: 'processCheck is off' };
-  return { visible: processes.visible, inspected: processes.inspected, uninspectable: processes.uninspectable, why: processes.why };
+  return {
+    visible: processes.visible,
+    inspected: processes.inspected,
+    uninspectable: processes.uninspectable,
+    why: processes.why,
+  };
 }

@@ -5,23 +5,10 @@ import type { TreeFacts } from '../safety/walk.js';
 export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees';
 export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees'];
 
-export type ItemKind =
-  | 'session-home'
-  | 'checkpoint-repo'
-  | 'worktree'
-  | 'worktree-admin'
-  | 'quarantine'
-  | 'job';
+export type ItemKind = 'session-home' | 'checkpoint-repo' | 'worktree' | 'worktree-admin' | 'quarantine' | 'job';
 
 export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
-export const VERDICTS: readonly Verdict[] = [
-  'deleted',
-  'would-delete',
-  'kept',
-  'refused',
-  'unfinished',
-  'failed',
-];
+export const VERDICTS: readonly Verdict[] = ['deleted', 'would-delete', 'kept', 'refused', 'unfinished', 'failed'];
 
 /**
  * What the owner's source of truth says of a candidate, before any safety check.
@@ -37,9 +24,7 @@ export type OwnerJudgement =
  * - `custom`: the provider removes it itself (git worktree remove, Kilo's lock protocol),
  *   through the same fs and git modules, and returns what it touched.
  */
-export type Removal =
-  | { type: 'tree' }
-  | { type: 'custom'; apply: (ctx: ApplyContext) => Promise<void> };
+export type Removal = { type: 'tree' } | { type: 'custom'; apply: (ctx: ApplyContext) => Promise<void> };
 
 export interface Candidate {
   provider: ProviderName;

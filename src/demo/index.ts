@@ -27,10 +27,5 @@ export interface SandboxExtras {
 
 // One import and one entry per provider's builder.
 export function sandboxBuilders(): SandboxBuilder[] {
-  return [
-    watchfireSandbox,
-    kiloSandbox,
-    owlSandbox,
-    worktreesSandbox,
-  ];
+  return [watchfireSandbox, kiloSandbox, owlSandbox, worktreesSandbox];
 }

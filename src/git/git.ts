@@ -19,7 +19,10 @@ export interface GitOptions {
 
 export class GitError extends Error {
   override name = 'GitError';
-  constructor(message: string, readonly result: GitResult | null) {
+  constructor(
+    message: string,
+    readonly result: GitResult | null,
+  ) {
     super(message);
   }
 }

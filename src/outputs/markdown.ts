@@ -23,11 +23,31 @@ export function renderMarkdown(report: Report): string {
     for (const p of broken) lines.push(`- **${p.provider}** \`${p.root}\`: ${p.error ?? 'unknown error'}`);
     lines.push('');
   }
-  section(lines, 'Unfinished work: a person must decide', report.items.filter((i) => i.verdict === 'unfinished'));
-  section(lines, 'Failed deletions', report.items.filter((i) => i.verdict === 'failed'));
-  section(lines, 'Refused', report.items.filter((i) => i.verdict === 'refused'));
-  section(lines, report.mode === 'delete' ? 'Deleted' : 'Would delete', report.items.filter((i) => i.verdict === 'deleted' || i.verdict === 'would-delete'));
-  section(lines, 'Kept', report.items.filter((i) => i.verdict === 'kept'));
+  section(
+    lines,
+    'Unfinished work: a person must decide',
+    report.items.filter((i) => i.verdict === 'unfinished'),
+  );
+  section(
+    lines,
+    'Failed deletions',
+    report.items.filter((i) => i.verdict === 'failed'),
+  );
+  section(
+    lines,
+    'Refused',
+    report.items.filter((i) => i.verdict === 'refused'),
+  );
+  section(
+    lines,
+    report.mode === 'delete' ? 'Deleted' : 'Would delete',
+    report.items.filter((i) => i.verdict === 'deleted' || i.verdict === 'would-delete'),
+  );
+  section(
+    lines,
+    'Kept',
+    report.items.filter((i) => i.verdict === 'kept'),
+  );
   return `${lines.join('\n')}\n`;
 }
 

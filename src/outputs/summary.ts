@@ -11,7 +11,9 @@ export function renderSummary(report: Report, reportDir: string): string {
     `  kept ${t.kept}, refused ${t.refused}${byReason(report, 'refused')}, unfinished ${t.unfinished}${byReason(report, 'unfinished')}, failed ${t.failed}`,
   ];
   for (const provider of report.providers.filter((p) => !p.ok)) {
-    lines.push(`  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`);
+    lines.push(
+      `  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`,
+    );
   }
   const unfinished = report.items.filter((i) => i.verdict === 'unfinished');
   for (const item of unfinished.slice(0, 10)) lines.push(`  unfinished: ${item.path ?? item.kind} (${item.reason})`);
@@ -23,8 +25,11 @@ export function renderSummary(report: Report, reportDir: string): string {
 /** " (in-use 2, symlink 1)": the reasons behind a verdict's count, most frequent first. */
 function byReason(report: Report, verdict: 'refused' | 'unfinished'): string {
   const counts = new Map<string, number>();
-  for (const item of report.items) if (item.verdict === verdict) counts.set(item.reason, (counts.get(item.reason) ?? 0) + 1);
+  for (const item of report.items)
+    if (item.verdict === verdict) counts.set(item.reason, (counts.get(item.reason) ?? 0) + 1);
   if (counts.size === 0) return '';
-  const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([reason, n]) => `${reason} ${n}`);
+  const parts = [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([reason, n]) => `${reason} ${n}`);
   return ` (${parts.join(', ')})`;
 }

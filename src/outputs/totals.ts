@@ -1,7 +1,15 @@
 import type { ReportItem, Totals } from '../core/types.js';
 
 export function computeTotals(items: readonly ReportItem[]): Totals {
-  const totals: Totals = { reclaimedBytes: 0, deleted: 0, wouldDelete: 0, kept: 0, refused: 0, unfinished: 0, failed: 0 };
+  const totals: Totals = {
+    reclaimedBytes: 0,
+    deleted: 0,
+    wouldDelete: 0,
+    kept: 0,
+    refused: 0,
+    unfinished: 0,
+    failed: 0,
+  };
   for (const item of items) {
     switch (item.verdict) {
       case 'deleted':

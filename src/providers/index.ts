@@ -7,10 +7,5 @@ import { worktreesProvider } from './worktrees/provider.js';
 
 /** Every provider, in the order a pass runs them. */
 export function allProviders(): Provider[] {
-  return [
-    watchfireProvider,
-    kiloProvider,
-    owlProvider,
-    worktreesProvider,
-  ];
+  return [watchfireProvider, kiloProvider, owlProvider, worktreesProvider];
 }

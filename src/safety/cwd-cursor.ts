@@ -69,7 +69,9 @@ export class CwdCursor {
   private verifyHere(expected: FolderIdentity, name: string): void {
     const here = lstatSync('.');
     if (here.ino !== expected.ino || here.dev !== expected.dev) {
-      throw new TreeSwappedError(`${this.describe()} is not the folder that was looked at (${name} was swapped, perhaps for a link)`);
+      throw new TreeSwappedError(
+        `${this.describe()} is not the folder that was looked at (${name} was swapped, perhaps for a link)`,
+      );
     }
     this.trail.push({ dev: here.dev, ino: here.ino });
   }

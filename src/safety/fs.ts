@@ -22,8 +22,7 @@ export const readFileSync = (p: string): string => fs.readFileSync(p, 'utf8');
 export const readdirSync = (p: string): Dirent[] => fs.readdirSync(p, { withFileTypes: true });
 export const readdirNamesSync = (p: string): string[] => fs.readdirSync(p);
 export const opendirSync = (p: string): Dir => fs.opendirSync(p, { bufferSize: 256 });
-export const mkdir = (p: string, mode?: number): Promise<string | undefined> =>
-  fsp.mkdir(p, { recursive: true, mode });
+export const mkdir = (p: string, mode?: number): Promise<string | undefined> => fsp.mkdir(p, { recursive: true, mode });
 export const mkdirExclusive = (p: string, mode: number): Promise<void> => fsp.mkdir(p, { mode });
 export const rename = (from: string, to: string): Promise<void> => fsp.rename(from, to);
 export const renameSync = (from: string, to: string): void => fs.renameSync(from, to);
@@ -38,7 +37,8 @@ export const open = (p: string, flags: string | number, mode?: number) => fsp.op
 // Synchronous forms for work that must run under a borrowed identity (asOwner is synchronous).
 export const mkdirSync = (p: string, mode?: number): string | undefined => fs.mkdirSync(p, { recursive: true, mode });
 export const mkdirExclusiveSync = (p: string, mode: number): void => fs.mkdirSync(p, { mode });
-export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void => fs.writeFileSync(p, data, { flag: 'wx', mode });
+export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void =>
+  fs.writeFileSync(p, data, { flag: 'wx', mode });
 
 /** Reads a directory's entries, or an empty list where the directory does not exist. */
 export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
@@ -82,7 +82,10 @@ export function readFileOrNullSync(p: string): string | null {
  * Opens a file to read without following a link or waiting on a FIFO, and answers what `read`
  * makes of it when it is a regular file; null when it is no regular file or cannot be read.
  */
-export async function readRegularFile<T>(p: string, read: (handle: fsp.FileHandle, stats: Stats) => Promise<T | null>): Promise<T | null> {
+export async function readRegularFile<T>(
+  p: string,
+  read: (handle: fsp.FileHandle, stats: Stats) => Promise<T | null>,
+): Promise<T | null> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);

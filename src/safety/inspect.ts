@@ -46,7 +46,8 @@ export function inspectCandidate(
   for (const watched of candidate.alsoWatch ?? []) {
     try {
       const tree = measure(watched);
-      if (facts.newestWriteMs === null || tree.newestWriteMs > facts.newestWriteMs) facts.newestWriteMs = tree.newestWriteMs;
+      if (facts.newestWriteMs === null || tree.newestWriteMs > facts.newestWriteMs)
+        facts.newestWriteMs = tree.newestWriteMs;
       if (tree.error) facts.walkError ??= tree.error;
     } catch {
       // A watched companion that is gone has no write to count.

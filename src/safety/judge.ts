@@ -39,7 +39,13 @@ export function judge(
   return { verdict: 'delete', reason: owner.reason, detail: owner.detail };
 }
 
-function signsOfLife(candidate: Candidate, facts: SafetyFacts, liveness: Liveness, policy: SafetyPolicy, nowMs: number): Judgement | null {
+function signsOfLife(
+  candidate: Candidate,
+  facts: SafetyFacts,
+  liveness: Liveness,
+  policy: SafetyPolicy,
+  nowMs: number,
+): Judgement | null {
   if (policy.processCheck !== 'off' && liveness.visible && facts.processesInside.length > 0) {
     const pids = facts.processesInside.slice(0, 5).join(', ');
     const more = facts.processesInside.length > 5 ? ` and ${facts.processesInside.length - 5} more` : '';
@@ -61,21 +67,38 @@ function signsOfLife(candidate: Candidate, facts: SafetyFacts, liveness: Livenes
   return null;
 }
 
-function deleteBlocker(candidate: Candidate, facts: SafetyFacts, liveness: Liveness, policy: SafetyPolicy): Judgement | null {
+function deleteBlocker(
+  candidate: Candidate,
+  facts: SafetyFacts,
+  liveness: Liveness,
+  policy: SafetyPolicy,
+): Judgement | null {
   const refuse = (reason: string, detail: string): Judgement => ({ verdict: 'refused', reason, detail });
   const where = candidate.path ?? '(no folder)';
   if (!facts.exists) return refuse('vanished', `${where} disappeared while the pass looked at it`);
-  if (!facts.isRealDirectory) return refuse('symlink', `${where} is not a real directory (a symlink or a file); only its own folders are ever deleted`);
+  if (!facts.isRealDirectory)
+    return refuse(
+      'symlink',
+      `${where} is not a real directory (a symlink or a file); only its own folders are ever deleted`,
+    );
   // A link in the path also leaves the target outside the root canonically; name the link.
-  if (facts.symlinkInPath) return refuse('symlink-in-path', `a component between ${candidate.root ?? 'the root'} and ${where} is a symlink`);
-  if (!facts.contained) return refuse('outside-root', `${where} is not inside ${candidate.root ?? 'its provider root'} by canonical path`);
-  if (!facts.sameFilesystemAsParent) return refuse('mount-point', `${where} is a mount point (another filesystem than its parent)`);
+  if (facts.symlinkInPath)
+    return refuse('symlink-in-path', `a component between ${candidate.root ?? 'the root'} and ${where} is a symlink`);
+  if (!facts.contained)
+    return refuse('outside-root', `${where} is not inside ${candidate.root ?? 'its provider root'} by canonical path`);
+  if (!facts.sameFilesystemAsParent)
+    return refuse('mount-point', `${where} is a mount point (another filesystem than its parent)`);
   if (facts.mountInside) return refuse('mount-inside', `${where} has another filesystem mounted below it`);
-  if (facts.walkError) return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
+  if (facts.walkError)
+    return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
   if (policy.processCheck !== 'off') {
-    if (!liveness.visible) return refuse('liveness-unknown', `live processes cannot be seen: ${liveness.why ?? 'unknown'}`);
+    if (!liveness.visible)
+      return refuse('liveness-unknown', `live processes cannot be seen: ${liveness.why ?? 'unknown'}`);
     if (policy.processCheck === 'required' && liveness.uninspectable > 0) {
-      return refuse('liveness-unknown', `processCheck is required and ${liveness.uninspectable} processes could not be inspected`);
+      return refuse(
+        'liveness-unknown',
+        `processCheck is required and ${liveness.uninspectable} processes could not be inspected`,
+      );
     }
   }
   return null;

@@ -19,7 +19,10 @@ export interface ProcessTable {
  * process that can be inspected. A process counts as uninspectable when the kernel refuses to
  * show one of those (EACCES, EPERM); one that vanished during the scan is simply gone.
  */
-export function scanProcesses(procRoot = '/proc', ignorePids: ReadonlySet<number> = new Set([process.pid])): ProcessTable {
+export function scanProcesses(
+  procRoot = '/proc',
+  ignorePids: ReadonlySet<number> = new Set([process.pid]),
+): ProcessTable {
   const table: ProcessTable = { visible: true, inspected: 0, uninspectable: 0, occupied: new Map() };
   let names: string[];
   try {
@@ -86,7 +89,7 @@ function hostHiddenReason(procRoot: string): string | undefined {
     const line = status.split('\n').find((entry) => entry.startsWith('NSpid:'));
     const ids = line?.slice('NSpid:'.length).trim().split(/\s+/) ?? [];
     if (ids.length > 1) {
-      return 'this process runs in its own PID namespace, so the host\'s processes are hidden (use hostPID)';
+      return "this process runs in its own PID namespace, so the host's processes are hidden (use hostPID)";
     }
   } catch {
     return undefined;

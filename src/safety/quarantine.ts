@@ -25,7 +25,5 @@ export function moveToQuarantine(target: string): string {
 /** The quarantines directly inside `dir` (absolute paths), whatever their type. */
 export async function findQuarantines(dir: string): Promise<string[]> {
   const entries = await readdirOrEmpty(dir);
-  return entries
-    .filter((entry) => quarantinedName(entry.name) !== null)
-    .map((entry) => path.join(dir, entry.name));
+  return entries.filter((entry) => quarantinedName(entry.name) !== null).map((entry) => path.join(dir, entry.name));
 }

@@ -119,7 +119,14 @@ function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Ar
 
 /** A type readdir knows (DT_UNKNOWN answers false to every question) that is not a folder. */
 function isKnownNonDirectory(entry: Dirent): boolean {
-  return entry.isFile() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
+  return (
+    entry.isFile() ||
+    entry.isSymbolicLink() ||
+    entry.isFIFO() ||
+    entry.isSocket() ||
+    entry.isCharacterDevice() ||
+    entry.isBlockDevice()
+  );
 }
 
 /** Unlinks `name`; false when it turned out to be a folder (left for the caller to look at). */

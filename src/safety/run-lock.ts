@@ -22,7 +22,10 @@ export async function acquireRunLock(reportDir: string): Promise<RunLock> {
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     db.close();
-    if (/SQLITE_BUSY|database is locked/i.test(errorMessage(err)) || (err as { code?: string }).code === 'SQLITE_BUSY') {
+    if (
+      /SQLITE_BUSY|database is locked/i.test(errorMessage(err)) ||
+      (err as { code?: string }).code === 'SQLITE_BUSY'
+    ) {
       throw new LockHeldError(`another agent-janitor pass holds ${file}; nothing was done`);
     }
     throw err;

@@ -88,7 +88,8 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending 
     if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;
     if (!stats.isDirectory()) {
       facts.bytes += stats.size;
-      if (facts.newestFileWriteMs === null || stats.mtimeMs > facts.newestFileWriteMs) facts.newestFileWriteMs = stats.mtimeMs;
+      if (facts.newestFileWriteMs === null || stats.mtimeMs > facts.newestFileWriteMs)
+        facts.newestFileWriteMs = stats.mtimeMs;
     } else if (stats.dev !== device) facts.mountInside = true;
     else folders.push([name, { dev: stats.dev, ino: stats.ino }]);
   }

@@ -55,10 +55,18 @@ export function judgeHealth(facts: HealthFacts): Health {
       const what = facts.passRunning ? 'the first pass is under way' : 'no pass has finished yet';
       return answer(200, 'starting', `${what}; serve started ${since(facts.startedAt)}`);
     }
-    return answer(503, 'stale', `no pass has finished since serve started ${since(facts.startedAt)}, more than ${limit}`);
+    return answer(
+      503,
+      'stale',
+      `no pass has finished since serve started ${since(facts.startedAt)}, more than ${limit}`,
+    );
   }
   if (!last.succeeded) {
-    return answer(503, 'failing', `the last pass, finished ${since(last.finishedAt)}, failed: ${last.failure ?? 'unknown error'}`);
+    return answer(
+      503,
+      'failing',
+      `the last pass, finished ${since(last.finishedAt)}, failed: ${last.failure ?? 'unknown error'}`,
+    );
   }
   if (facts.now - last.finishedAt > window) {
     const running = facts.passRunning ? '; a pass is still under way' : '';

@@ -17,7 +17,8 @@ export function createServeHttp(routes: Routes, log: Logger): http.Server {
   return http.createServer((request, response) => {
     answer(routes, request, response).catch((err: unknown) => {
       log.error({ err: errorMessage(err), url: request.url }, 'request failed');
-      if (!response.headersSent) send(response, 500, JSON_TYPE, json({ error: `internal error: ${errorMessage(err)}` }));
+      if (!response.headersSent)
+        send(response, 500, JSON_TYPE, json({ error: `internal error: ${errorMessage(err)}` }));
       else response.destroy();
     });
   });
@@ -43,13 +44,18 @@ async function answer(routes: Routes, request: http.IncomingMessage, response: h
     send(response, health.status, JSON_TYPE, json(health.body));
   } else {
     const report = await routes.report();
-    if (report === null) send(response, 404, JSON_TYPE, json({ error: 'no report yet: the first pass has not finished' }));
+    if (report === null)
+      send(response, 404, JSON_TYPE, json({ error: 'no report yet: the first pass has not finished' }));
     else send(response, 200, JSON_TYPE, report);
   }
 }
 
 function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {
-  response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  response.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
   response.end(body);
 }
 

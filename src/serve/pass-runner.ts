@@ -2,7 +2,12 @@ import type { Logger } from 'pino';
 import { LockHeldError, errorMessage } from '../core/errors.js';
 import type { PassOptions } from '../core/pass.js';
 import { meteredPass, type MeteredPass } from '../outputs/metrics/metered-pass.js';
-import { describeFailure, outcomeOfThrow, selectedProviderNames, type PassOutcome } from '../outputs/metrics/outcome.js';
+import {
+  describeFailure,
+  outcomeOfThrow,
+  selectedProviderNames,
+  type PassOutcome,
+} from '../outputs/metrics/outcome.js';
 import type { ServeCounters } from './counters.js';
 import type { FinishedPass } from './health.js';
 
@@ -78,7 +83,9 @@ export class PassRunner {
       return;
     }
     const succeeded = pass.finished && pass.exitCode === 0;
-    const failure = succeeded ? null : [describeFailure(pass.outcome), ...pass.delivery.errors].filter(Boolean).join('; ');
+    const failure = succeeded
+      ? null
+      : [describeFailure(pass.outcome), ...pass.delivery.errors].filter(Boolean).join('; ');
     this.record(pass.outcome, succeeded, failure);
   }
 

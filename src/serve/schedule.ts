@@ -6,7 +6,9 @@ export function validateSchedule(expression: string, where: string): void {
   const check = cron.validateDetailed(expression);
   if (!check.valid) {
     const why = check.errors.map((error) => `${error.field}: ${error.message}`).join('; ');
-    throw new UsageError(`${where}: not a valid cron expression ${JSON.stringify(expression)}${why ? ` (${why})` : ''}`);
+    throw new UsageError(
+      `${where}: not a valid cron expression ${JSON.stringify(expression)}${why ? ` (${why})` : ''}`,
+    );
   }
 }
 

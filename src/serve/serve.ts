@@ -41,29 +41,37 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const counters = new ServeCounters();
   const runner = new PassRunner(options.pass, counters, log, await carriedLastSuccess(config.metrics.textfile, log));
 
-  const server = createServeHttp({
-    async metrics() {
-      const parts = [await counters.registry.metrics()];
-      if (runner.lastOutcome) parts.push(await renderLastPass(runner.lastOutcome, runner.lastSuccessSeconds));
-      return { contentType: Registry.PROMETHEUS_CONTENT_TYPE, text: parts.join('\n') };
+  const server = createServeHttp(
+    {
+      async metrics() {
+        const parts = [await counters.registry.metrics()];
+        if (runner.lastOutcome) parts.push(await renderLastPass(runner.lastOutcome, runner.lastSuccessSeconds));
+        return { contentType: Registry.PROMETHEUS_CONTENT_TYPE, text: parts.join('\n') };
+      },
+      health: () =>
+        judgeHealth({
+          startedAt,
+          passRunning: runner.running,
+          lastPass: runner.lastPass,
+          lastSuccessAt: runner.lastSuccessSeconds === null ? null : runner.lastSuccessSeconds * 1000,
+          intervalMs,
+          now: Date.now(),
+        }),
+      report: () => readFileOrNull(path.join(config.reportDir, REPORT_JSON)),
     },
-    health: () => judgeHealth({
-      startedAt,
-      passRunning: runner.running,
-      lastPass: runner.lastPass,
-      lastSuccessAt: runner.lastSuccessSeconds === null ? null : runner.lastSuccessSeconds * 1000,
-      intervalMs,
-      now: Date.now(),
-    }),
-    report: () => readFileOrNull(path.join(config.reportDir, REPORT_JSON)),
-  }, log);
+    log,
+  );
   const address = await listen(server, options.listen);
   log.info({ address: formatListen(address.host, address.port), schedule: options.schedule }, 'listening');
 
   // The task returns at once: overlap is the runner's to judge and count, not node-cron's.
-  const task = cron.schedule(options.schedule, () => {
-    runner.trigger('schedule');
-  }, { name: 'agent-janitor' });
+  const task = cron.schedule(
+    options.schedule,
+    () => {
+      runner.trigger('schedule');
+    },
+    { name: 'agent-janitor' },
+  );
   task.on('execution:missed', (context) => runner.missedTick(context.date));
   runner.trigger('start');
 
@@ -95,7 +103,8 @@ async function carriedLastSuccess(textfile: string | undefined, log: Logger): Pr
 
 function listen(server: http.Server, where: ListenAddress): Promise<{ host: string; port: number }> {
   return new Promise((resolve, reject) => {
-    const onError = (err: Error) => reject(new Error(`cannot listen on ${formatListen(where.host ?? '0.0.0.0', where.port)}: ${err.message}`));
+    const onError = (err: Error) =>
+      reject(new Error(`cannot listen on ${formatListen(where.host ?? '0.0.0.0', where.port)}: ${err.message}`));
     server.once('error', onError);
     server.listen(where.port, where.host, () => {
       server.off('error', onError);

@@ -31,44 +31,70 @@ export interface WorktreeHead extends HeadState {
  * and is held from outside the graph costs one `for-each-ref --contains`, to name what holds it.
  * `cwd` is any worktree of the repository (refs are shared by all of them); `refs` its listing.
  */
-export async function readAncestry(cwd: string, heads: readonly WorktreeHead[], refs: readonly KeepingRef[]): Promise<Array<Ancestry | Error>> {
+export async function readAncestry(
+  cwd: string,
+  heads: readonly WorktreeHead[],
+  refs: readonly KeepingRef[],
+): Promise<Array<Ancestry | Error>> {
   const tipOf = new Map(refs.map((ref) => [ref.name, ref.commit]));
-  const consistent = heads.map((head) => head.commit === null || head.branch === null || tipOf.get(head.branch) === head.commit);
-  const ownBranches = new Set(heads.filter((head, k) => consistent[k] && head.commit !== null && head.branch !== null).map((head) => head.branch as string));
+  const consistent = heads.map(
+    (head) => head.commit === null || head.branch === null || tipOf.get(head.branch) === head.commit,
+  );
+  const ownBranches = new Set(
+    heads
+      .filter((head, k) => consistent[k] && head.commit !== null && head.branch !== null)
+      .map((head) => head.branch as string),
+  );
   const outside = refs.filter((ref) => ref.commit !== null && !ownBranches.has(ref.name));
-  const positives = heads.filter((head, k) => consistent[k] && head.commit !== null).map((head) => head.commit as string);
+  const positives = heads
+    .filter((head, k) => consistent[k] && head.commit !== null)
+    .map((head) => head.commit as string);
   // A HEAD that is another ref's tip is held, and then what it alone holds is not asked: where every
   // HEAD is, the walk of the graph has nothing to answer (a fleet of fresh or pushed branches).
   const tips = new Map<string, string[]>();
   for (const [name, commit] of tipOf) if (commit !== null) tips.set(commit, (tips.get(commit) ?? []).concat(name));
-  const heldByTip = (head: WorktreeHead) => (tips.get(head.commit as string) ?? []).some((name) => name !== head.branch);
+  const heldByTip = (head: WorktreeHead) =>
+    (tips.get(head.commit as string) ?? []).some((name) => name !== head.branch);
   const needsGraph = heads.some((head, k) => consistent[k] && head.commit !== null && !heldByTip(head));
-  const graph = !needsGraph ? new Map<string, string[]>() : await commitsOnlyInBranches(cwd, positives, outside.map((ref) => ref.commit as string));
+  const graph = !needsGraph
+    ? new Map<string, string[]>()
+    : await commitsOnlyInBranches(
+        cwd,
+        positives,
+        outside.map((ref) => ref.commit as string),
+      );
   const reach = reachWithin(graph);
   const branchesHolding = new Map<string, number>();
-  for (const branch of ownBranches) for (const held of reach(tipOf.get(branch) as string)) branchesHolding.set(held, (branchesHolding.get(held) ?? 0) + 1);
+  for (const branch of ownBranches)
+    for (const held of reach(tipOf.get(branch) as string))
+      branchesHolding.set(held, (branchesHolding.get(held) ?? 0) + 1);
 
-  return Promise.all(heads.map(async (head, k): Promise<Ancestry | Error> => {
-    if (!consistent[k]) return new Error(`HEAD of ${head.path} moved while it was read (${head.branch} is no longer at ${head.commit})`);
-    if (head.commit === null) return { containingRefs: [], commitsOnlyHere: null };
-    const commit = head.commit;
-    const holders = new Set<string>(head.branch ? [head.branch] : []);
-    for (const ref of outside) if (ref.commit === commit) holders.add(ref.name);
-    for (const branch of ownBranches) {
-      if (branch === head.branch) continue;
-      const tip = tipOf.get(branch) as string;
-      if (tip === commit || reach(tip).has(commit)) holders.add(branch);
-    }
-    const others = [...holders].filter((name) => name !== head.branch);
-    if (others.length > 0) return { containingRefs: [...holders], commitsOnlyHere: null };
-    // Held from outside the graph, by a ref whose tip is further on: ask git which.
-    if (!graph.has(commit)) return { containingRefs: await refsContaining(cwd, commit), commitsOnlyHere: null };
-    // Its own branch is one of the holders counted for every commit it reaches.
-    const own = head.branch !== null && ownBranches.has(head.branch) ? 1 : 0;
-    let onlyHere = 0;
-    for (const held of reach(commit)) if ((branchesHolding.get(held) ?? 0) - own === 0) onlyHere += 1;
-    return { containingRefs: [...holders], commitsOnlyHere: onlyHere };
-  }));
+  return Promise.all(
+    heads.map(async (head, k): Promise<Ancestry | Error> => {
+      if (!consistent[k])
+        return new Error(
+          `HEAD of ${head.path} moved while it was read (${head.branch} is no longer at ${head.commit})`,
+        );
+      if (head.commit === null) return { containingRefs: [], commitsOnlyHere: null };
+      const commit = head.commit;
+      const holders = new Set<string>(head.branch ? [head.branch] : []);
+      for (const ref of outside) if (ref.commit === commit) holders.add(ref.name);
+      for (const branch of ownBranches) {
+        if (branch === head.branch) continue;
+        const tip = tipOf.get(branch) as string;
+        if (tip === commit || reach(tip).has(commit)) holders.add(branch);
+      }
+      const others = [...holders].filter((name) => name !== head.branch);
+      if (others.length > 0) return { containingRefs: [...holders], commitsOnlyHere: null };
+      // Held from outside the graph, by a ref whose tip is further on: ask git which.
+      if (!graph.has(commit)) return { containingRefs: await refsContaining(cwd, commit), commitsOnlyHere: null };
+      // Its own branch is one of the holders counted for every commit it reaches.
+      const own = head.branch !== null && ownBranches.has(head.branch) ? 1 : 0;
+      let onlyHere = 0;
+      for (const held of reach(commit)) if ((branchesHolding.get(held) ?? 0) - own === 0) onlyHere += 1;
+      return { containingRefs: [...holders], commitsOnlyHere: onlyHere };
+    }),
+  );
 }
 
 /**
@@ -82,7 +108,10 @@ export async function listKeepingRefs(cwd: string, commonDir: string): Promise<K
 
 /** `git for-each-ref` of the keeping refs, a tag peeled once. */
 export async function listKeepingRefsFromGit(cwd: string): Promise<KeepingRef[]> {
-  const out = await git(['for-each-ref', '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)', ...KEEPING_REFS], { cwd });
+  const out = await git(
+    ['for-each-ref', '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)', ...KEEPING_REFS],
+    { cwd },
+  );
   const refs: KeepingRef[] = [];
   for (const line of out.split('\n')) {
     if (line === '') continue;
@@ -95,7 +124,11 @@ export async function listKeepingRefsFromGit(cwd: string): Promise<KeepingRef[]>
 }
 
 /** Every commit reachable from `from` and from none of `outside`, with its parents. */
-async function commitsOnlyInBranches(cwd: string, from: readonly string[], outside: readonly string[]): Promise<Map<string, string[]>> {
+async function commitsOnlyInBranches(
+  cwd: string,
+  from: readonly string[],
+  outside: readonly string[],
+): Promise<Map<string, string[]>> {
   const input = [...from, ...outside.map((commit) => `^${commit}`)].join('\n') + '\n';
   const out = await git(['rev-list', '--parents', '--stdin'], { cwd, input });
   const graph = new Map<string, string[]>();

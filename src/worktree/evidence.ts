@@ -34,13 +34,17 @@ export async function examineWorktree(worktree: string): Promise<WorktreeEvidenc
 }
 
 /** Examines many worktrees: their links, then git, a bounded number of processes at a time. */
-export async function examineWorktrees(worktrees: readonly string[], concurrency = GIT_CONCURRENCY): Promise<WorktreeEvidence[]> {
+export async function examineWorktrees(
+  worktrees: readonly string[],
+  concurrency = GIT_CONCURRENCY,
+): Promise<WorktreeEvidence[]> {
   const linked = worktrees.map((worktree) => readWorktreeLink(worktree));
   const links = linked.flatMap((result) => (result.ok ? [result.link] : []));
   const facts = await readGitFacts(links, concurrency);
   const byPath = new Map(links.map((link, k) => [link.path, facts[k] as GitFacts | Error]));
   return linked.map((result, k): WorktreeEvidence => {
-    if (!result.ok) return { path: worktrees[k] as string, state: 'unlinked', problem: result.problem, detail: result.detail };
+    if (!result.ok)
+      return { path: worktrees[k] as string, state: 'unlinked', problem: result.problem, detail: result.detail };
     return withFacts(worktrees[k] as string, result.link, byPath.get(result.link.path) as GitFacts | Error);
   });
 }
@@ -55,7 +59,10 @@ export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts 
  * without git), then the refs and commits of each repository asked once for all of its worktrees.
  * A failure is the answer for the worktrees it concerns, never for the rest: this never rejects.
  */
-export async function readGitFacts(links: readonly WorktreeLink[], concurrency = GIT_CONCURRENCY): Promise<Array<GitFacts | Error>> {
+export async function readGitFacts(
+  links: readonly WorktreeLink[],
+  concurrency = GIT_CONCURRENCY,
+): Promise<Array<GitFacts | Error>> {
   const repositories = new Map<string, number[]>();
   links.forEach((link, k) => {
     const members = repositories.get(link.commonDir);
@@ -66,9 +73,14 @@ export async function readGitFacts(links: readonly WorktreeLink[], concurrency =
   const cwdOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).path;
   const commonDirOf = (members: readonly number[]) => (links[members[0] as number] as WorktreeLink).commonDir;
   // The ref listings do not depend on the statuses: one at a time, beside them.
-  const listings = mapLimit(groups, 1, (members) => listKeepingRefs(cwdOf(members), commonDirOf(members)).catch(asError));
+  const listings = mapLimit(groups, 1, (members) =>
+    listKeepingRefs(cwdOf(members), commonDirOf(members)).catch(asError),
+  );
   const [statuses, submodules] = await Promise.all([
-    readWorktreeStatuses(links.map((link) => link.path), concurrency),
+    readWorktreeStatuses(
+      links.map((link) => link.path),
+      concurrency,
+    ),
     mapLimit(links, concurrency, async (link) => {
       try {
         return await findSubmodule(link);
@@ -86,22 +98,35 @@ export async function readGitFacts(links: readonly WorktreeLink[], concurrency =
   });
   const refsOf = await listings;
   const ancestry = new Array<Ancestry | Error>(links.length);
-  await mapLimit(groups.map((members, g) => ({ members, refs: refsOf[g] as KeepingRef[] | Error })), concurrency, async ({ members, refs }) => {
-    const asked = members.filter((k) => !(local[k] instanceof Error));
-    const heads = asked.map((k) => ({ path: (links[k] as WorktreeLink).path, ...(local[k] as { status: WorktreeStatus }).status.head }));
-    try {
-      if (refs instanceof Error) throw refs;
-      const answers = asked.length === 0 ? [] : await readAncestry(cwdOf(members), heads, refs);
-      asked.forEach((k, m) => (ancestry[k] = answers[m] as Ancestry | Error));
-    } catch (err) {
-      for (const k of asked) ancestry[k] = asError(err);
-    }
-  });
+  await mapLimit(
+    groups.map((members, g) => ({ members, refs: refsOf[g] as KeepingRef[] | Error })),
+    concurrency,
+    async ({ members, refs }) => {
+      const asked = members.filter((k) => !(local[k] instanceof Error));
+      const heads = asked.map((k) => ({
+        path: (links[k] as WorktreeLink).path,
+        ...(local[k] as { status: WorktreeStatus }).status.head,
+      }));
+      try {
+        if (refs instanceof Error) throw refs;
+        const answers = asked.length === 0 ? [] : await readAncestry(cwdOf(members), heads, refs);
+        asked.forEach((k, m) => (ancestry[k] = answers[m] as Ancestry | Error));
+      } catch (err) {
+        for (const k of asked) ancestry[k] = asError(err);
+      }
+    },
+  );
   return local.map((read, k) => {
     if (read instanceof Error) return read;
     const held = ancestry[k] as Ancestry | Error;
     if (held instanceof Error) return held;
-    return { changes: read.status.changes, head: read.status.head, containingRefs: held.containingRefs, commitsOnlyHere: held.commitsOnlyHere, submodule: read.submodule };
+    return {
+      changes: read.status.changes,
+      head: read.status.head,
+      containingRefs: held.containingRefs,
+      commitsOnlyHere: held.commitsOnlyHere,
+      submodule: read.submodule,
+    };
   });
 }
 

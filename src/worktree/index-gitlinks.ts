@@ -73,10 +73,19 @@ export function parseIndexGitlinks(data: Buffer): IndexGitlinks {
 }
 
 function checksumLength(data: Buffer): number | null {
-  for (const [algorithm, length] of [['sha1', 20], ['sha256', 32]] as const) {
+  for (const [algorithm, length] of [
+    ['sha1', 20],
+    ['sha256', 32],
+  ] as const) {
     if (data.length < 12 + length) continue;
     const body = data.subarray(0, data.length - length);
-    if (createHash(algorithm).update(body).digest().equals(data.subarray(data.length - length))) return length;
+    if (
+      createHash(algorithm)
+        .update(body)
+        .digest()
+        .equals(data.subarray(data.length - length))
+    )
+      return length;
   }
   return null;
 }
@@ -103,7 +112,7 @@ function readVarint(data: Buffer, start: number, end: number): { value: number; 
   while (byte & 0x80) {
     if (at >= end || value > 2 ** 40) return null;
     byte = data[at++] as number;
-    value = ((value + 1) * 128) + (byte & 0x7f);
+    value = (value + 1) * 128 + (byte & 0x7f);
   }
   return { value, next: at };
 }

@@ -19,9 +19,7 @@ export interface WorktreeLink {
 
 export type LinkProblem = 'not-a-worktree' | 'owner-unavailable' | 'admin-entry-missing' | 'admin-mismatch';
 
-export type LinkResult =
-  | { ok: true; link: WorktreeLink }
-  | { ok: false; problem: LinkProblem; detail: string };
+export type LinkResult = { ok: true; link: WorktreeLink } | { ok: false; problem: LinkProblem; detail: string };
 
 const fail = (problem: LinkProblem, detail: string): LinkResult => ({ ok: false, problem, detail });
 
@@ -36,13 +34,17 @@ export function readWorktreeLink(worktree: string): LinkResult {
   const gitFile = path.join(folder, '.git');
   try {
     const stats = lstatOrNullSync(gitFile);
-    if (!stats || !stats.isFile()) return fail('not-a-worktree', `${gitFile} is not a file naming a gitdir, so ${folder} is no linked git worktree`);
-    const text = (readFileOrNullSync(gitFile)) ?? '';
+    if (!stats || !stats.isFile())
+      return fail('not-a-worktree', `${gitFile} is not a file naming a gitdir, so ${folder} is no linked git worktree`);
+    const text = readFileOrNullSync(gitFile) ?? '';
     const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
     if (!match?.[1]) return fail('not-a-worktree', `${gitFile} names no gitdir`);
     const adminDir = path.resolve(folder, match[1]);
     if (path.basename(path.dirname(adminDir)) !== 'worktrees') {
-      return fail('not-a-worktree', `${gitFile} names ${adminDir}, which is no worktree admin entry (a submodule or a separate git dir)`);
+      return fail(
+        'not-a-worktree',
+        `${gitFile} names ${adminDir}, which is no worktree admin entry (a submodule or a separate git dir)`,
+      );
     }
     const commonGuess = path.dirname(path.dirname(adminDir));
 
@@ -50,20 +52,30 @@ export function readWorktreeLink(worktree: string): LinkResult {
     if (!admin || !admin.isDirectory()) {
       const repoThere = lstatOrNullSync(commonGuess);
       if (!repoThere) {
-        return fail('owner-unavailable', `the owner repository ${commonGuess} named by ${gitFile} cannot be reached (a missing volume?)`);
+        return fail(
+          'owner-unavailable',
+          `the owner repository ${commonGuess} named by ${gitFile} cannot be reached (a missing volume?)`,
+        );
       }
-      return fail('admin-entry-missing', `the owner repository has no admin entry ${adminDir} for this worktree any more, so git no longer knows it`);
+      return fail(
+        'admin-entry-missing',
+        `the owner repository has no admin entry ${adminDir} for this worktree any more, so git no longer knows it`,
+      );
     }
     const commonText = readFileOrNullSync(path.join(adminDir, 'commondir'));
     const commonDir = commonText ? path.resolve(adminDir, commonText.trim()) : commonGuess;
-    if (!(lstatOrNullSync(path.join(commonDir, 'HEAD')))) {
-      return fail('owner-unavailable', `the common git dir ${commonDir} of ${folder} has no HEAD; its repository cannot be reached`);
+    if (!lstatOrNullSync(path.join(commonDir, 'HEAD'))) {
+      return fail(
+        'owner-unavailable',
+        `the common git dir ${commonDir} of ${folder} has no HEAD; its repository cannot be reached`,
+      );
     }
 
     const backText = readFileOrNullSync(path.join(adminDir, 'gitdir'));
-    if (!backText) return fail('admin-mismatch', `the admin entry ${adminDir} has no gitdir file pointing back at ${folder}`);
+    if (!backText)
+      return fail('admin-mismatch', `the admin entry ${adminDir} has no gitdir file pointing back at ${folder}`);
     const back = path.resolve(adminDir, backText.trim());
-    if (!(samePlace(path.dirname(back), folder))) {
+    if (!samePlace(path.dirname(back), folder)) {
       return fail('admin-mismatch', `the admin entry ${adminDir} belongs to ${path.dirname(back)}, not to ${folder}`);
     }
 
@@ -71,7 +83,14 @@ export function readWorktreeLink(worktree: string): LinkResult {
     const lockedReason = readFileOrNullSync(path.join(adminDir, 'locked'));
     return {
       ok: true,
-      link: { path: folder, adminDir, id: path.basename(adminDir), commonDir, ownerRepo, lockedReason: lockedReason === null ? null : lockedReason.trim() },
+      link: {
+        path: folder,
+        adminDir,
+        id: path.basename(adminDir),
+        commonDir,
+        ownerRepo,
+        lockedReason: lockedReason === null ? null : lockedReason.trim(),
+      },
     };
   } catch (err) {
     return fail('owner-unavailable', `cannot read the git link of ${folder}: ${errorMessage(err)}`);
@@ -81,7 +100,7 @@ export function readWorktreeLink(worktree: string): LinkResult {
 function samePlace(a: string, b: string): boolean {
   if (path.resolve(a) === path.resolve(b)) return true;
   try {
-    return (realpathSync(a)) === (realpathSync(b));
+    return realpathSync(a) === realpathSync(b);
   } catch {
     return false;
   }

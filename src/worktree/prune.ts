@@ -60,7 +60,10 @@ export function adminEntryRemoval(entry: StaleAdminEntry, ownedRoot: string): Re
     type: 'custom',
     apply: async (ctx: ApplyContext) => {
       const still = await staleEntry(entry.adminDir, ownedRoot);
-      if (still !== entry.worktree) throw new Error(`the admin entry ${entry.adminDir} is no longer a stale entry of ${entry.worktree}; left alone`);
+      if (still !== entry.worktree)
+        throw new Error(
+          `the admin entry ${entry.adminDir} is no longer a stale entry of ${entry.worktree}; left alone`,
+        );
       await ctx.removeTree(entry.adminDir);
     },
   };

@@ -88,7 +88,9 @@ function readPackedRefs(file: string): Map<string, string> | null {
   const lines = bytes.toString('latin1').split('\n');
   if (lines.at(-1) === '') lines.pop();
   // Without the `peeled` trait, a packed tag may name a tag object whose commit is not recorded.
-  const traits = lines[0]?.startsWith('# pack-refs with:') ? lines[0].slice('# pack-refs with:'.length).trim().split(' ') : [];
+  const traits = lines[0]?.startsWith('# pack-refs with:')
+    ? lines[0].slice('# pack-refs with:'.length).trim().split(' ')
+    : [];
   const peeledTags = traits.includes('peeled') || traits.includes('fully-peeled');
   let last: string | null = null;
   for (const [k, line] of lines.entries()) {
@@ -116,7 +118,14 @@ function readPackedRefs(file: string): Map<string, string> | null {
 const REFUSED = /[^\x21-\x7e]|[~^:?*[\\]|\.\.|@\{/;
 
 function isPlainRefComponent(component: string): boolean {
-  return component !== '' && !REFUSED.test(component) && !component.startsWith('.') && !component.endsWith('.') && !component.endsWith('.lock') && component !== '@';
+  return (
+    component !== '' &&
+    !REFUSED.test(component) &&
+    !component.startsWith('.') &&
+    !component.endsWith('.') &&
+    !component.endsWith('.lock') &&
+    component !== '@'
+  );
 }
 
 function isPlainRefName(name: string): boolean {

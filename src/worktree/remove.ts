@@ -25,8 +25,10 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
       const fresh = await examineWorktree(link.path);
       const verdict = plan.rejudge(fresh);
       if (verdict.decision !== 'delete') throw new Error(`changed since it was judged, left alone: ${verdict.detail}`);
-      if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir) throw new Error(`${link.path} now belongs to another admin entry; left alone`);
-      if (fresh.git?.head.commit !== plan.judged.git?.head.commit) throw new Error(`HEAD of ${link.path} moved since it was judged; left alone`);
+      if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)
+        throw new Error(`${link.path} now belongs to another admin entry; left alone`);
+      if (fresh.git?.head.commit !== plan.judged.git?.head.commit)
+        throw new Error(`HEAD of ${link.path} moved since it was judged; left alone`);
       await git(['worktree', 'remove', link.path], { cwd: link.ownerRepo, owner: ctx.owner });
       if (await lstatOrNull(link.path)) throw new Error(`git worktree remove left ${link.path} in place`);
       for (const extra of plan.alsoRemove ?? []) if (await lstatOrNull(extra)) await ctx.removeTree(extra);

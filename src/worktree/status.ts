@@ -33,7 +33,16 @@ export async function readWorktreeStatus(worktree: string): Promise<WorktreeStat
   return parseStatus(await git(STATUS, { cwd: worktree }), worktree);
 }
 
-const STATUS = ['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '--no-renames', '-z', '--untracked-files=all', '--ignore-submodules=none'];
+const STATUS = [
+  'status',
+  '--porcelain=v2',
+  '--branch',
+  '--no-ahead-behind',
+  '--no-renames',
+  '-z',
+  '--untracked-files=all',
+  '--ignore-submodules=none',
+];
 const REPOSITORIES_KEY = 'agent-janitor.worktree';
 const HEADER = '# branch.oid ';
 
@@ -49,23 +58,29 @@ const HEADER = '# branch.oid ';
  * thread: the batches already keep every CPU busy, and git's preload threads (one per 500 entries)
  * would only take turns with them.
  */
-export async function readWorktreeStatuses(worktrees: readonly string[], streams: number, cpus = availableParallelism()): Promise<Array<WorktreeStatus | Error>> {
+export async function readWorktreeStatuses(
+  worktrees: readonly string[],
+  streams: number,
+  cpus = availableParallelism(),
+): Promise<Array<WorktreeStatus | Error>> {
   const size = Math.max(1, Math.ceil(worktrees.length / Math.max(1, streams)));
   const batches: string[][] = [];
   for (let start = 0; start < worktrees.length; start += size) batches.push(worktrees.slice(start, start + size));
   const settings = batches.length >= cpus ? ['-c', 'core.preloadIndex=false'] : [];
-  const answers = await Promise.all(batches.map(async (batch) => {
-    const trusted = await batchStatuses(batch, settings);
-    const results: Array<WorktreeStatus | Error> = [...trusted];
-    for (const worktree of batch.slice(trusted.length)) {
-      try {
-        results.push(await readWorktreeStatus(worktree));
-      } catch (err) {
-        results.push(asError(err));
+  const answers = await Promise.all(
+    batches.map(async (batch) => {
+      const trusted = await batchStatuses(batch, settings);
+      const results: Array<WorktreeStatus | Error> = [...trusted];
+      for (const worktree of batch.slice(trusted.length)) {
+        try {
+          results.push(await readWorktreeStatus(worktree));
+        } catch (err) {
+          results.push(asError(err));
+        }
       }
-    }
-    return results;
-  }));
+      return results;
+    }),
+  );
   return answers.flat();
 }
 
@@ -75,12 +90,22 @@ async function batchStatuses(batch: readonly string[], settings: readonly string
   if (!batch.every((worktree) => worktree.startsWith('/'))) return [];
   let result;
   try {
-    result = await runGit([...batch.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]), ...settings, 'for-each-repo', `--config=${REPOSITORIES_KEY}`, ...STATUS], { timeoutMs: 120_000 + 10_000 * batch.length });
+    result = await runGit(
+      [
+        ...batch.flatMap((worktree) => ['-c', `${REPOSITORIES_KEY}=${worktree}`]),
+        ...settings,
+        'for-each-repo',
+        `--config=${REPOSITORIES_KEY}`,
+        ...STATUS,
+      ],
+      { timeoutMs: 120_000 + 10_000 * batch.length },
+    );
   } catch {
     return [];
   }
   const outputs = splitStatuses(result.stdout);
-  const trusted = result.code === 0 && outputs.length === batch.length ? outputs.length : Math.min(outputs.length - 1, batch.length);
+  const trusted =
+    result.code === 0 && outputs.length === batch.length ? outputs.length : Math.min(outputs.length - 1, batch.length);
   const statuses: WorktreeStatus[] = [];
   for (let k = 0; k < trusted; k += 1) {
     try {
@@ -123,15 +148,20 @@ export function parseStatus(out: string, worktree: string): WorktreeStatus {
     }
     const type = record[0] as string;
     const fields = FIELDS_BEFORE_PATH[type];
-    if (fields === undefined) throw new Error(`git status in ${worktree} printed a record this version does not know: ${JSON.stringify(record.slice(0, 40))}`);
+    if (fields === undefined)
+      throw new Error(
+        `git status in ${worktree} printed a record this version does not know: ${JSON.stringify(record.slice(0, 40))}`,
+      );
     if (type === '?') changes.untracked += 1;
     else changes.changed += 1;
     // A rename record is followed by one holding the original path (not asked for, but never miscounted).
     if (type === '2') k += 1;
     if (changes.sample.length < 3) changes.sample.push(record.split(' ').slice(fields).join(' '));
   }
-  if (commit === undefined || branch === undefined) throw new Error(`git status in ${worktree} did not say where HEAD is`);
-  if (commit !== null && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`git status in ${worktree} named HEAD ${JSON.stringify(commit)}, which is no object id`);
+  if (commit === undefined || branch === undefined)
+    throw new Error(`git status in ${worktree} did not say where HEAD is`);
+  if (commit !== null && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+    throw new Error(`git status in ${worktree} named HEAD ${JSON.stringify(commit)}, which is no object id`);
   return { changes, head: { commit, branch } };
 }
 

@@ -12,9 +12,11 @@ import type { WorktreeLink } from './link.js';
  * reader does not fully understand.
  */
 export async function findSubmodule(link: WorktreeLink): Promise<string | null> {
-  if (await lstatOrNull(path.join(link.path, '.gitmodules'))) return `${path.join(link.path, '.gitmodules')} declares submodules`;
+  if (await lstatOrNull(path.join(link.path, '.gitmodules')))
+    return `${path.join(link.path, '.gitmodules')} declares submodules`;
   const modules = await lstatOrNull(path.join(link.adminDir, 'modules'));
-  if (modules?.isDirectory()) return `the admin entry holds submodule repositories in ${path.join(link.adminDir, 'modules')}`;
+  if (modules?.isDirectory())
+    return `the admin entry holds submodule repositories in ${path.join(link.adminDir, 'modules')}`;
   const index = await readIndexGitlinks(path.join(link.adminDir, 'index'));
   const gitlink = index.known ? index.gitlink : await gitlinkFromGit(link.path);
   return gitlink === null ? null : `the index holds the gitlink ${gitlink}`;

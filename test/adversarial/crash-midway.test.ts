@@ -27,18 +27,33 @@ describe.runIf(bench)('a pass killed between its renames is finished by the next
   it('killed in the middle of a large tree’s delete: the half-deleted quarantine is finished, aged by its files', async () => {
     if (!bench || !fleet) return;
     const middle = fleet.bigTreeFiles[Math.floor(fleet.bigTreeFiles.length / 2)] as string;
-    const outcome = await crashAndRecover(bench, { label: 'in the middle of the big tree’s delete', syscalls: UNLINKS, paths: [middle], at: 'enter' });
+    const outcome = await crashAndRecover(bench, {
+      label: 'in the middle of the big tree’s delete',
+      syscalls: UNLINKS,
+      paths: [middle],
+      at: 'enter',
+    });
     const quarantine = [...outcome.afterKill.keys()].filter((key) => key.includes('.retired-monolith:chat.cleanup-'));
     const files = quarantine.filter((key) => outcome.afterKill.get(key)?.type === 'file');
     // Part of the tree was already gone, part was left: a real half-deleted quarantine.
     expect(files.length).toBeGreaterThan(10);
     expect(files.length).toBeLessThan(fleet.bigTreeFiles.length);
-    expect(outcome.next.items.find((item) => item.kind === 'quarantine' && item.path?.includes('.retired-monolith:chat.cleanup-'))).toMatchObject({ verdict: 'deleted' });
+    expect(
+      outcome.next.items.find(
+        (item) => item.kind === 'quarantine' && item.path?.includes('.retired-monolith:chat.cleanup-'),
+      ),
+    ).toMatchObject({ verdict: 'deleted' });
   });
 
   it('killed when a large tree has no file left, only a folder: the quarantine with no file to age it by is finished', async () => {
     if (!bench || !fleet) return;
-    const outcome = await crashAndRecover(bench, { label: 'before the big tree’s last folder goes', syscalls: UNLINKS, paths: ['history'], at: 'enter', held: /rmdir\("history"/ });
+    const outcome = await crashAndRecover(bench, {
+      label: 'before the big tree’s last folder goes',
+      syscalls: UNLINKS,
+      paths: ['history'],
+      at: 'enter',
+      held: /rmdir\("history"/,
+    });
     const left = [...outcome.afterKill].filter(([key]) => key.includes('.retired-monolith:chat.cleanup-'));
     expect(left.map(([, entry]) => entry.type)).toEqual(['dir', 'dir']);
     expect(bigTreeQuarantine()).toBeNull();
@@ -62,10 +77,23 @@ describe.runIf(bench)('a pass killed between its renames is finished by the next
 
   it('killed before its first audit line: that one deletion goes unrecorded, the next pass records each of its own whole', async () => {
     if (!bench || !fleet) return;
-    const outcome = await crashAndRecover(bench, { label: 'before the first audit line', syscalls: ['openat'], paths: [path.join(fleet.reportDir, 'audit.jsonl')], at: 'enter' });
-    const audit = readFileSync(path.join(fleet.reportDir, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const outcome = await crashAndRecover(bench, {
+      label: 'before the first audit line',
+      syscalls: ['openat'],
+      paths: [path.join(fleet.reportDir, 'audit.jsonl')],
+      at: 'enter',
+    });
+    const audit = readFileSync(path.join(fleet.reportDir, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     // Every line is whole, and each is a deletion the next pass made.
-    expect(audit.map((line) => line.path).sort()).toEqual(outcome.next.items.filter((item) => item.verdict === 'deleted').map((item) => item.path).sort());
+    expect(audit.map((line) => line.path).sort()).toEqual(
+      outcome.next.items
+        .filter((item) => item.verdict === 'deleted')
+        .map((item) => item.path)
+        .sort(),
+    );
   });
 
   /**
@@ -79,23 +107,42 @@ describe.runIf(bench)('a pass killed between its renames is finished by the next
     if (!bench || !fleet) return;
     const worktree = path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktrees', '101');
     const relative = (p: string) => path.relative(fleet.fleet, p);
-    const remains = [relative(worktree), relative(path.join(fleet.home, 'projects', 'webshop', '.git', 'worktrees', '101')), relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktree-config', '101'))];
-    const gap: KnownGap = { why: 'a half-removed worktree stays', explains: (key) => remains.some((r) => key === r || key.startsWith(`${r}${path.sep}`)) };
+    const remains = [
+      relative(worktree),
+      relative(path.join(fleet.home, 'projects', 'webshop', '.git', 'worktrees', '101')),
+      relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktree-config', '101')),
+    ];
+    const gap: KnownGap = {
+      why: 'a half-removed worktree stays',
+      explains: (key) => remains.some((r) => key === r || key.startsWith(`${r}${path.sep}`)),
+    };
     const outcome = await crashAndRecover(
       bench,
-      { label: 'inside git worktree remove, after its first folder went', syscalls: UNLINKS, paths: [path.join(worktree, 'README.md')], at: 'enter', held: /^\d+\s+unlink\(/ },
+      {
+        label: 'inside git worktree remove, after its first folder went',
+        syscalls: UNLINKS,
+        paths: [path.join(worktree, 'README.md')],
+        at: 'enter',
+        held: /^\d+\s+unlink\(/,
+      },
       { gaps: [gap] },
     );
     expect(existsSync(path.join(worktree, 'notes'))).toBe(false);
     expect(existsSync(path.join(worktree, '.git'))).toBe(true);
-    expect(outcome.next.items.find((item) => item.path === worktree)).toMatchObject({ verdict: 'refused', reason: 'too-recent' });
+    expect(outcome.next.items.find((item) => item.path === worktree)).toMatchObject({
+      verdict: 'refused',
+      reason: 'too-recent',
+    });
     // Once its emptied folders are old, the remains read as a tree with uncommitted changes.
     const old = new Date(Date.now() - 3 * 86_400_000);
     lutimesSync(worktree, old, old);
     const { runCli } = await import('../helpers/cli.js');
     const { cliArgs } = await import('./support/fleet.js');
     const later = JSON.parse((await runCli(cliArgs(fleet), { env: fleet.env })).stdout);
-    expect(later.items.find((item: { path: string }) => item.path === worktree)).toMatchObject({ verdict: 'unfinished', reason: 'uncommitted-changes' });
+    expect(later.items.find((item: { path: string }) => item.path === worktree)).toMatchObject({
+      verdict: 'unfinished',
+      reason: 'uncommitted-changes',
+    });
     expect(readFileSync(path.join(worktree, '.git'), 'utf8')).toContain('worktrees/101');
   });
 });

@@ -26,14 +26,22 @@ function renameCases(): RenameCase[] {
   const items = bench.referenceReport.items;
   const all = bench.renames.map((rename): RenameCase => {
     const item = items.find((entry) => entry.path === rename.from);
-    const kind = item ? `${item.provider} ${item.kind}` : `what goes with an item, in ${path.basename(path.dirname(rename.from))}`;
+    const kind = item
+      ? `${item.provider} ${item.kind}`
+      : `what goes with an item, in ${path.basename(path.dirname(rename.from))}`;
     const label = `after renaming ${path.relative(bench.fleet.fleet, rename.from)}`;
-    return { kind, from: rename.from, point: { label, syscalls: RENAMES, paths: [rename.from], at: 'exit', done: renameDone } };
+    return {
+      kind,
+      from: rename.from,
+      point: { label, syscalls: RENAMES, paths: [rename.from], at: 'exit', done: renameDone },
+    };
   });
   if (process.env.AJ_CRASH_ALL === '1') return all;
   // One of each kind of item, and every Kilo repository (one has a pin, the other not).
   const seen = new Set<string>();
-  return all.filter((entry) => bench.fleet.kilo.doomed.includes(entry.from) || (!seen.has(entry.kind) && seen.add(entry.kind)));
+  return all.filter(
+    (entry) => bench.fleet.kilo.doomed.includes(entry.from) || (!seen.has(entry.kind) && seen.add(entry.kind)),
+  );
 }
 
 const cases = renameCases();
@@ -49,9 +57,12 @@ function kiloGaps(gitdir: string): KnownGap[] {
   if (!bench) return [];
   const relative = (p: string) => path.relative(bench.fleet.fleet, p);
   const locks = relative(path.join(bench.fleet.kilo.state, 'locks'));
-  const gaps: KnownGap[] = [{ why: "a killed pass's Kilo lock folder stays", explains: (key) => key.startsWith(`${locks}${path.sep}`) }];
+  const gaps: KnownGap[] = [
+    { why: "a killed pass's Kilo lock folder stays", explains: (key) => key.startsWith(`${locks}${path.sep}`) },
+  ];
   const pin = relative(path.join(bench.fleet.kilo.repo, '.git', materializePin(gitdir)));
-  if (bench.original.has(pin)) gaps.push({ why: 'the pin of a seeded checkpoint repository stays in its owner', explains: (key) => key === pin });
+  if (bench.original.has(pin))
+    gaps.push({ why: 'the pin of a seeded checkpoint repository stays in its owner', explains: (key) => key === pin });
   return gaps;
 }
 
@@ -60,22 +71,44 @@ describe.runIf(bench)('a pass killed right after a quarantine rename is finished
     if (!bench) return;
     expect(bench.referenceCode).toBe(0);
     const deleted = bench.referenceReport.items.filter((item) => item.verdict === 'deleted');
-    expect([...new Set(deleted.map((item) => item.provider))].sort()).toEqual(['kilo', 'owl', 'watchfire', 'worktrees']);
-    expectOnlyTargetsTouched(bench.original, bench.reference, { targets: bench.targets, scratch: bench.scratch }, 'the uninterrupted pass');
+    expect([...new Set(deleted.map((item) => item.provider))].sort()).toEqual([
+      'kilo',
+      'owl',
+      'watchfire',
+      'worktrees',
+    ]);
+    expectOnlyTargetsTouched(
+      bench.original,
+      bench.reference,
+      { targets: bench.targets, scratch: bench.scratch },
+      'the uninterrupted pass',
+    );
     for (const target of bench.targets) expect(bench.reference.has(target), `${target} is gone`).toBe(false);
     expect(cases.length).toBeGreaterThanOrEqual(4);
   });
 
-  it.each(cases.map((entry) => [`${entry.point.label} (${entry.kind})`, entry] as const))('killed %s', async (_label, entry) => {
-    if (!bench) return;
-    const isKilo = kiloRepos.includes(entry.from);
-    const outcome = await crashAndRecover(bench, entry.point, {
-      beforeNext: isKilo ? () => expect(ageKiloLocks(bench.fleet)).toHaveLength(1) : undefined,
-      gaps: isKilo ? kiloGaps(entry.from) : [],
-    });
-    const quarantine = [...outcome.afterKill.keys()].find((key) => key.startsWith(path.relative(bench.fleet.fleet, path.join(path.dirname(entry.from), `.${path.basename(entry.from)}.cleanup-`))));
-    expect(quarantine, 'the killed pass left its quarantine').toBeDefined();
-    const finished = outcome.next.items.find((item) => item.path === path.join(bench.fleet.fleet, quarantine as string));
-    expect(finished).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
-  });
+  it.each(cases.map((entry) => [`${entry.point.label} (${entry.kind})`, entry] as const))(
+    'killed %s',
+    async (_label, entry) => {
+      if (!bench) return;
+      const isKilo = kiloRepos.includes(entry.from);
+      const outcome = await crashAndRecover(bench, entry.point, {
+        beforeNext: isKilo ? () => expect(ageKiloLocks(bench.fleet)).toHaveLength(1) : undefined,
+        gaps: isKilo ? kiloGaps(entry.from) : [],
+      });
+      const quarantine = [...outcome.afterKill.keys()].find((key) =>
+        key.startsWith(
+          path.relative(
+            bench.fleet.fleet,
+            path.join(path.dirname(entry.from), `.${path.basename(entry.from)}.cleanup-`),
+          ),
+        ),
+      );
+      expect(quarantine, 'the killed pass left its quarantine').toBeDefined();
+      const finished = outcome.next.items.find(
+        (item) => item.path === path.join(bench.fleet.fleet, quarantine as string),
+      );
+      expect(finished).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    },
+  );
 });

@@ -54,7 +54,11 @@ describe('hostile names', () => {
       [path.join('..data', '. ', 'f')]: 'dots\n',
       [path.join('sessions', `${name.length > 200 ? 'long' : name}.jsonl`)]: '{}\n',
     });
-    const sessionHomes = [...new Set(NASTY.map((name) => sessionName({ projectName: name, mode: 'task', task: { number: 7, title: name } })))];
+    const sessionHomes = [
+      ...new Set(
+        NASTY.map((name) => sessionName({ projectName: name, mode: 'task', task: { number: 7, title: name } })),
+      ),
+    ];
     const dead = sessionHomes.map((name, index) => w.session(name, inside(NASTY[index] as string)));
     // Folders whose names are no session name Watchfire could have made: never Watchfire's to delete.
     const foreign = NASTY.map((name) => w.session(name, inside(name)));
@@ -67,8 +71,16 @@ describe('hostile names', () => {
 
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as Report;
-    for (const home of dead) expect(itemAt(report, home), JSON.stringify(home)).toMatchObject({ verdict: 'deleted', reason: 'project-deleted' });
-    for (const home of foreign) expect(itemAt(report, home), JSON.stringify(home)).toMatchObject({ verdict: 'refused', reason: 'unrecognized-name' });
+    for (const home of dead)
+      expect(itemAt(report, home), JSON.stringify(home)).toMatchObject({
+        verdict: 'deleted',
+        reason: 'project-deleted',
+      });
+    for (const home of foreign)
+      expect(itemAt(report, home), JSON.stringify(home)).toMatchObject({
+        verdict: 'refused',
+        reason: 'unrecognized-name',
+      });
     expect(report.totals.deleted).toBe(dead.length);
     expectOnlyTargetsTouched(before, w.snapshot(), { targets: dead.map(w.key) });
     // The Markdown report keeps one line per item even when a name holds a newline.
@@ -84,11 +96,22 @@ describe('hostile names', () => {
     const running = NASTY.slice(0, 10).map((name) => project(`${name} live`));
     const stopped = project('-rf ünï\nstopped');
     writeProjects(m, [...running, stopped]);
-    writeAgents(m, running.map((p) => ({ project: p, mode: 'chat' })));
+    writeAgents(
+      m,
+      running.map((p) => ({ project: p, mode: 'chat' })),
+    );
     daemonLock(m);
     writeDaemon(m, spawnLiving('sleep', ['600']).pid as number);
-    const kept = running.map((p) => w.session(sessionName({ projectName: p.name, mode: 'chat' }), { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' }));
-    const dead = w.session(sessionName({ projectName: 'gone -rf ✨', mode: 'task', task: { number: 3, title: '..\n$(x)' } }), { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' });
+    const kept = running.map((p) =>
+      w.session(sessionName({ projectName: p.name, mode: 'chat' }), {
+        'AGENTS.md': '# prompt\n',
+        'sessions/r.jsonl': '{}\n',
+      }),
+    );
+    const dead = w.session(
+      sessionName({ projectName: 'gone -rf ✨', mode: 'task', task: { number: 3, title: '..\n$(x)' } }),
+      { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': '{}\n' },
+    );
     w.age();
     const before = w.snapshot();
 
@@ -120,18 +143,32 @@ describe('hostile names', () => {
     backdate(dir, daysAgo(10));
     const run = path.join(dir, 'run');
     const config = path.join(dir, 'agent-janitor.yaml');
-    put(config, stringify({ homes: [path.join(dir, 'nohome')], minAge: '1h', reportDir: path.join(run, 'report'), providers: { worktrees: { sets: [{ name: 'agents', roots: [root], idleAfter: '1d' }] } } }));
+    put(
+      config,
+      stringify({
+        homes: [path.join(dir, 'nohome')],
+        minAge: '1h',
+        reportDir: path.join(run, 'report'),
+        providers: { worktrees: { sets: [{ name: 'agents', roots: [root], idleAfter: '1d' }] } },
+      }),
+    );
     const snapshot = () => inventory(dir, { exclude: [run] });
     const key = (p: string) => path.relative(dir, p);
     const adminEntries = merged.map((folder) => adminDirOf(folder) as string);
     const before = snapshot();
 
-    const result = await runCli(['run', '--config', config, '--json', '--only', 'worktrees', '--log-level', 'warn'], { env: { HOME: path.join(dir, 'nohome') } });
+    const result = await runCli(['run', '--config', config, '--json', '--only', 'worktrees', '--log-level', 'warn'], {
+      env: { HOME: path.join(dir, 'nohome') },
+    });
 
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
     for (const folder of merged) expect(itemAt(report, folder).verdict, JSON.stringify(folder)).toBe('deleted');
-    for (const folder of dirty) expect(itemAt(report, folder), JSON.stringify(folder)).toMatchObject({ verdict: 'unfinished', reason: 'uncommitted-changes' });
+    for (const folder of dirty)
+      expect(itemAt(report, folder), JSON.stringify(folder)).toMatchObject({
+        verdict: 'unfinished',
+        reason: 'uncommitted-changes',
+      });
     // git worktree remove takes each worktree's admin entry with it; branches all stay.
     expectOnlyTargetsTouched(before, snapshot(), { targets: [...merged, ...adminEntries].map(key) });
     for (const folder of dirty) expect(existsSync(folder)).toBe(true);
@@ -139,4 +176,3 @@ describe('hostile names', () => {
     expect(existsSync(path.join(root, 'pwned'))).toBe(false);
   });
 });
-

@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lchownSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
@@ -33,7 +43,8 @@ function chownTree(root: string, uid: number): void {
   while (pending.length > 0) {
     const current = pending.pop() as string;
     lchownSync(current, uid, uid);
-    if (lstatSync(current).isDirectory()) for (const name of readdirSync(current)) pending.push(path.join(current, name));
+    if (lstatSync(current).isDirectory())
+      for (const name of readdirSync(current)) pending.push(path.join(current, name));
   }
 }
 
@@ -46,7 +57,12 @@ function rootsOwn(w: World): { dir: string; file: string } {
 }
 
 function runCliAs(uid: number, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { uid, gid: uid, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    uid,
+    gid: uid,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return collect(child, 60_000);
 }
 
@@ -101,43 +117,56 @@ describe.runIf(isRoot)('root over another user’s home', () => {
 
     const next = await runCli(runArgs(w), { env: w.env });
     expect(next.code).toBe(1);
-    expect(itemAt(JSON.parse(next.stdout) as Report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'failed' });
+    expect(itemAt(JSON.parse(next.stdout) as Report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'failed',
+    });
     expect(readFileSync(path.join(quarantine, 'root-made', 'root-file'), 'utf8')).toBe('root wrote this\n');
     expect(readFileSync(own.file, 'utf8')).toBe('root:secret\n');
   });
 
-  it.runIf(straceAvailable())('a folder the user swaps for a link to root’s folder mid-walk stops the delete; root’s folder is untouched', async () => {
-    const w = world();
-    const own = rootsOwn(w);
-    const files: Record<string, string> = { 'AGENTS.md': '# prompt\n' };
-    for (const folder of ['alpha', 'beta']) for (let i = 0; i < 10; i += 1) files[`${folder}/${folder}-${i}.jsonl`] = '{}\n';
-    const dead = w.session('gone:chat', files);
-    w.age();
-    giveHomeTo(w);
-    const rootBefore = w.snapshot();
-    let swapped = '';
-    const held = await runHeldAt(
-      { label: 'first unlink in alpha or beta', syscalls: UNLINKS, paths: ['alpha-0.jsonl', 'beta-0.jsonl'], at: 'enter' },
-      3000,
-      (line) => {
-        const other = line.includes('alpha-0') ? 'beta' : 'alpha';
-        swapped = path.join(quarantineOf(dead) as string, other);
-        // What the user (who owns the folder) can do: move their folder away, plant a link.
-        renameSync(swapped, path.join(w.home, 'moved-away'));
-        symlinkSync(own.dir, swapped);
-        lchownSync(swapped, USER, USER);
-      },
-      runArgs(w),
-      w.env,
-      path.join(w.dir, 'held.strace'),
-    );
-    expect(held.stoppedAt).not.toBeNull();
-    expect(itemAt(JSON.parse(held.result.stdout) as Report, dead)).toMatchObject({ verdict: 'failed' });
-    expect(readlinkSync(swapped)).toBe(own.dir);
-    const after = w.snapshot();
-    for (const [key, entry] of rootBefore) if (key.startsWith(w.key(own.dir))) expect(after.get(key), key).toEqual(entry);
-    expect(readdirSync(path.join(w.home, 'moved-away'))).toHaveLength(10);
-  });
+  it.runIf(straceAvailable())(
+    'a folder the user swaps for a link to root’s folder mid-walk stops the delete; root’s folder is untouched',
+    async () => {
+      const w = world();
+      const own = rootsOwn(w);
+      const files: Record<string, string> = { 'AGENTS.md': '# prompt\n' };
+      for (const folder of ['alpha', 'beta'])
+        for (let i = 0; i < 10; i += 1) files[`${folder}/${folder}-${i}.jsonl`] = '{}\n';
+      const dead = w.session('gone:chat', files);
+      w.age();
+      giveHomeTo(w);
+      const rootBefore = w.snapshot();
+      let swapped = '';
+      const held = await runHeldAt(
+        {
+          label: 'first unlink in alpha or beta',
+          syscalls: UNLINKS,
+          paths: ['alpha-0.jsonl', 'beta-0.jsonl'],
+          at: 'enter',
+        },
+        3000,
+        (line) => {
+          const other = line.includes('alpha-0') ? 'beta' : 'alpha';
+          swapped = path.join(quarantineOf(dead) as string, other);
+          // What the user (who owns the folder) can do: move their folder away, plant a link.
+          renameSync(swapped, path.join(w.home, 'moved-away'));
+          symlinkSync(own.dir, swapped);
+          lchownSync(swapped, USER, USER);
+        },
+        runArgs(w),
+        w.env,
+        path.join(w.dir, 'held.strace'),
+      );
+      expect(held.stoppedAt).not.toBeNull();
+      expect(itemAt(JSON.parse(held.result.stdout) as Report, dead)).toMatchObject({ verdict: 'failed' });
+      expect(readlinkSync(swapped)).toBe(own.dir);
+      const after = w.snapshot();
+      for (const [key, entry] of rootBefore)
+        if (key.startsWith(w.key(own.dir))) expect(after.get(key), key).toEqual(entry);
+      expect(readdirSync(path.join(w.home, 'moved-away'))).toHaveLength(10);
+    },
+  );
 
   it('an unreadable (0000) folder of the user’s inside a dead home: root can read it to judge, the user cannot empty it; it fails and nothing else goes', async () => {
     const w = world();
@@ -183,4 +212,3 @@ describe.runIf(isRoot)('a pass run as the user', () => {
     expect(existsSync(withFolder)).toBe(true);
   });
 });
-

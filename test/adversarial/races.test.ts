@@ -1,4 +1,14 @@
-import { existsSync, lutimesSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lutimesSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
@@ -34,7 +44,16 @@ function scene() {
   put(path.join(outside, 'sub', 'keep.txt'), 'must survive too\n');
   backdate(dir, daysAgo(3));
   const reportDir = path.join(dir, 'report');
-  return { dir, root, outside, first, second, reportDir, snapshot: () => inventory(dir, { exclude: [reportDir] }), key: (p: string) => path.relative(dir, p) };
+  return {
+    dir,
+    root,
+    outside,
+    first,
+    second,
+    reportDir,
+    snapshot: () => inventory(dir, { exclude: [reportDir] }),
+    key: (p: string) => path.relative(dir, p),
+  };
 }
 
 /** The quarantine a pass made of `target`, while it exists. */
@@ -59,7 +78,11 @@ describe('races between the plan and the delete', () => {
       { path: s.second },
     ];
 
-    const { report, exitCode } = await scratchPass({ provider: raceProvider(s.root, targets), reportDir: s.reportDir, onPlanned: meddling(targets) });
+    const { report, exitCode } = await scratchPass({
+      provider: raceProvider(s.root, targets),
+      reportDir: s.reportDir,
+      onPlanned: meddling(targets),
+    });
 
     expect(exitCode).toBe(1);
     expect(itemAt(report, s.first).verdict).toBe('deleted');
@@ -70,7 +93,8 @@ describe('races between the plan and the delete', () => {
     // The outside and the real folder the attacker moved away are byte for byte what they were.
     for (const [key, entry] of before) {
       if (key.startsWith(s.key(s.outside))) expect(after.get(key), key).toEqual(entry);
-      if (key.startsWith(`${s.key(s.second)}${path.sep}`)) expect(after.get(key.replace(s.key(s.second), s.key(moved)))?.hash).toEqual(entry.hash);
+      if (key.startsWith(`${s.key(s.second)}${path.sep}`))
+        expect(after.get(key.replace(s.key(s.second), s.key(moved)))?.hash).toEqual(entry.hash);
     }
     expect(existsSync(s.first)).toBe(false);
   });
@@ -85,13 +109,21 @@ describe('races between the plan and the delete', () => {
         meddle: async () => {
           const child = spawnLiving('sleep', ['600'], { cwd: path.join(s.second, 'nested') });
           sleeper = child.pid as number;
-          await waitFor(() => existsSync(`/proc/${sleeper}/cwd`) && readlinkSync(`/proc/${sleeper}/cwd`) === path.join(s.second, 'nested'));
+          await waitFor(
+            () =>
+              existsSync(`/proc/${sleeper}/cwd`) &&
+              readlinkSync(`/proc/${sleeper}/cwd`) === path.join(s.second, 'nested'),
+          );
         },
       },
       { path: s.second },
     ];
 
-    const { report } = await scratchPass({ provider: raceProvider(s.root, targets), reportDir: s.reportDir, onPlanned: meddling(targets) });
+    const { report } = await scratchPass({
+      provider: raceProvider(s.root, targets),
+      reportDir: s.reportDir,
+      onPlanned: meddling(targets),
+    });
 
     expect(itemAt(report, s.first).verdict).toBe('deleted');
     expect(itemAt(report, s.second)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
@@ -104,7 +136,8 @@ describe('races between the plan and the delete', () => {
 describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by strace at one system call)', () => {
   function deadHome(w: World): string {
     const files: Record<string, string> = { 'AGENTS.md': '# prompt\n' };
-    for (const folder of ['alpha', 'beta']) for (let i = 0; i < 20; i += 1) files[`${folder}/${folder}-${i}.jsonl`] = `{"${folder}":${i}}\n`;
+    for (const folder of ['alpha', 'beta'])
+      for (let i = 0; i < 20; i += 1) files[`${folder}/${folder}-${i}.jsonl`] = `{"${folder}":${i}}\n`;
     const home = w.session('gone-project:chat', files);
     w.age();
     return home;
@@ -117,7 +150,12 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
     const stash = path.join(w.dir, 'stash');
     let swapped = '';
     const held = await runHeldAt(
-      { label: 'first unlink inside alpha or beta', syscalls: UNLINKS, paths: ['alpha-0.jsonl', 'beta-0.jsonl'], at: 'enter' },
+      {
+        label: 'first unlink inside alpha or beta',
+        syscalls: UNLINKS,
+        paths: ['alpha-0.jsonl', 'beta-0.jsonl'],
+        at: 'enter',
+      },
       3000,
       (line) => {
         // The walker is inside one folder; swap the other one, which it has looked at but not entered.
@@ -144,12 +182,18 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
 
     // The planted link is a fresh write: the next pass leaves the quarantine while it is young…
     const soon = JSON.parse((await runCli(runArgs(w), { env: w.env })).stdout) as Report;
-    expect(soon.items.find((entry) => entry.kind === 'quarantine')).toMatchObject({ verdict: 'refused', reason: 'too-recent' });
+    expect(soon.items.find((entry) => entry.kind === 'quarantine')).toMatchObject({
+      verdict: 'refused',
+      reason: 'too-recent',
+    });
     // …and once it is old, finishes it: it unlinks the link, never what the link points to.
     const old = daysAgo(1);
     lutimesSync(swapped, old, old);
     const later = JSON.parse((await runCli(runArgs(w), { env: w.env })).stdout) as Report;
-    expect(later.items.find((entry) => entry.kind === 'quarantine')).toMatchObject({ verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(later.items.find((entry) => entry.kind === 'quarantine')).toMatchObject({
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     expect(quarantineOf(home)).toBeNull();
     const final = w.snapshot();
     for (const key of outsideKeys) expect(final.get(key), key).toEqual(before.get(key));
@@ -160,7 +204,12 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
     const home = deadHome(w);
     const before = w.snapshot();
     await runHeldAt(
-      { label: 'first unlink inside alpha or beta', syscalls: UNLINKS, paths: ['alpha-0.jsonl', 'beta-0.jsonl'], at: 'enter' },
+      {
+        label: 'first unlink inside alpha or beta',
+        syscalls: UNLINKS,
+        paths: ['alpha-0.jsonl', 'beta-0.jsonl'],
+        at: 'enter',
+      },
       3000,
       () => {
         const quarantine = quarantineOf(home) as string;
@@ -184,7 +233,10 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
     expect(readFileSync(path.join(home, 'recreated.txt'), 'utf8')).toBe('a new session\n');
     const after = w.snapshot();
     expect([...after.keys()].filter((key) => !before.has(key))).toEqual([w.key(path.join(home, 'recreated.txt'))]);
-    expectOnlyTargetsTouched(before, after, { targets: [w.key(home)], scratch: (key) => key === w.key(path.join(home, 'recreated.txt')) });
+    expectOnlyTargetsTouched(before, after, {
+      targets: [w.key(home)],
+      scratch: (key) => key === w.key(path.join(home, 'recreated.txt')),
+    });
   });
 
   it('a second pass started during the first exits 75 at once, one line on stderr, nothing on stdout, nothing touched', async () => {
@@ -218,4 +270,3 @@ describe.runIf(straceAvailable())('races while a pass deletes (the CLI held by s
     expect(existsSync(home) || existsSync(kept)).toBe(false);
   });
 });
-

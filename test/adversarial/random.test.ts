@@ -18,9 +18,19 @@ import { randomFleet } from './support/random-fleet.js';
 
 const count = Number(process.env.AJ_SEEDS ?? 8);
 const base = Number(process.env.AJ_SEED_BASE ?? 20261130);
-const seeds = process.env.AJ_SEED ? [Number(process.env.AJ_SEED)] : Array.from({ length: count }, (_, i) => base + i * 7919);
+const seeds = process.env.AJ_SEED
+  ? [Number(process.env.AJ_SEED)]
+  : Array.from({ length: count }, (_, i) => base + i * 7919);
 
-const FOREIGN = { HOME: '/nonexistent-home', XDG_DATA_HOME: '', XDG_STATE_HOME: '', XDG_CONFIG_HOME: '', XDG_RUNTIME_DIR: '', KILO_DB: '', OPENCODE_DB: '' };
+const FOREIGN = {
+  HOME: '/nonexistent-home',
+  XDG_DATA_HOME: '',
+  XDG_STATE_HOME: '',
+  XDG_CONFIG_HOME: '',
+  XDG_RUNTIME_DIR: '',
+  KILO_DB: '',
+  OPENCODE_DB: '',
+};
 
 describe('random fleets', () => {
   it.each(seeds)('seed %i: exactly the doomed items are gone and every other byte remains', async (seed) => {
@@ -32,19 +42,30 @@ describe('random fleets', () => {
       const { report } = await pass({ dir: fleet.runDir, config: fleet.config, env: FOREIGN });
       const after = inventory(dir, { exclude: [fleet.runDir] });
       const deleted = report.items.filter((item) => item.verdict === 'deleted').map((item) => item.path as string);
-      const explain = (paths: string[]) => paths.map((p) => `${key(p)} (${fleet.doomed.get(p) ?? fleet.spared.get(p) ?? 'not generated'}): ${report.items.find((item) => item.path === p)?.reason ?? 'no item'}`);
-      expect(explain(deleted.filter((p) => !fleet.doomed.has(p))), 'deleted, though its state should keep it').toEqual([]);
-      expect(explain([...fleet.doomed.keys()].filter((p) => !deleted.includes(p))), 'left, though its state dooms it').toEqual([]);
+      const explain = (paths: string[]) =>
+        paths.map(
+          (p) =>
+            `${key(p)} (${fleet.doomed.get(p) ?? fleet.spared.get(p) ?? 'not generated'}): ${report.items.find((item) => item.path === p)?.reason ?? 'no item'}`,
+        );
+      expect(explain(deleted.filter((p) => !fleet.doomed.has(p))), 'deleted, though its state should keep it').toEqual(
+        [],
+      );
+      expect(
+        explain([...fleet.doomed.keys()].filter((p) => !deleted.includes(p))),
+        'left, though its state dooms it',
+      ).toEqual([]);
       for (const p of fleet.doomed.keys()) expect(after.has(key(p)), `${key(p)} is gone`).toBe(false);
       for (const p of fleet.spared.keys()) expect(after.get(key(p))?.type, `${key(p)} is still there`).toBeDefined();
       const locks = fleet.lockRoots.map(key);
       expectOnlyTargetsTouched(before, after, {
         targets: [...fleet.doomed.keys(), ...fleet.alongside].map(key),
-        scratch: (k) => /\.db-(wal|shm)$/.test(k) || locks.some((lock) => k === lock || k.startsWith(`${lock}${path.sep}`)),
+        scratch: (k) =>
+          /\.db-(wal|shm)$/.test(k) || locks.some((lock) => k === lock || k.startsWith(`${lock}${path.sep}`)),
       });
     } catch (err) {
       const replay = `replay with: AJ_SEED=${seed} npx vitest run test/adversarial/random.test.ts`;
-      (err as Error).message = `seed ${seed} failed (${replay})\n  ${fleet.summary.join('\n  ')}\n${(err as Error).message}`;
+      (err as Error).message =
+        `seed ${seed} failed (${replay})\n  ${fleet.summary.join('\n  ')}\n${(err as Error).message}`;
       throw err;
     }
   });

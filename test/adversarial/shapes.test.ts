@@ -43,35 +43,38 @@ describe('tree shapes', () => {
     expectOnlyTargetsTouched(before, after, { targets: [w.key(dead)] });
   });
 
-  it.runIf(isRoot)('unlinks FIFOs, sockets, device nodes and hard links inside a dead home without opening them; what they stand for survives', async () => {
-    const w = world();
-    const dead = w.session('odd-entries:chat', { 'AGENTS.md': '# prompt\n' });
-    mkfifo(path.join(dead, 'pipe'));
-    mkfifo(path.join(w.outside, 'outside-pipe'));
-    await deadSocket(path.join(dead, 'agent.sock'));
-    mknod(path.join(dead, 'null-alike'), 'c', 1, 3);
-    mknod(path.join(dead, 'disk-alike'), 'b', 7, 250);
-    const secret = path.join(w.outside, 'secret.txt');
-    linkSync(secret, path.join(dead, 'hard-link-to-secret'));
-    put(path.join(w.outside, 'deep', 'nested', 'linked.bin'), Buffer.alloc(4096, 9));
-    put(path.join(dead, 'sub', 'placeholder'), '');
-    linkSync(path.join(w.outside, 'deep', 'nested', 'linked.bin'), path.join(dead, 'sub', 'hard-link-2'));
-    w.age();
-    expect(lstatSync(secret).nlink).toBe(2);
-    const before = w.snapshot();
+  it.runIf(isRoot)(
+    'unlinks FIFOs, sockets, device nodes and hard links inside a dead home without opening them; what they stand for survives',
+    async () => {
+      const w = world();
+      const dead = w.session('odd-entries:chat', { 'AGENTS.md': '# prompt\n' });
+      mkfifo(path.join(dead, 'pipe'));
+      mkfifo(path.join(w.outside, 'outside-pipe'));
+      await deadSocket(path.join(dead, 'agent.sock'));
+      mknod(path.join(dead, 'null-alike'), 'c', 1, 3);
+      mknod(path.join(dead, 'disk-alike'), 'b', 7, 250);
+      const secret = path.join(w.outside, 'secret.txt');
+      linkSync(secret, path.join(dead, 'hard-link-to-secret'));
+      put(path.join(w.outside, 'deep', 'nested', 'linked.bin'), Buffer.alloc(4096, 9));
+      put(path.join(dead, 'sub', 'placeholder'), '');
+      linkSync(path.join(w.outside, 'deep', 'nested', 'linked.bin'), path.join(dead, 'sub', 'hard-link-2'));
+      w.age();
+      expect(lstatSync(secret).nlink).toBe(2);
+      const before = w.snapshot();
 
-    const run = await runCli(runArgs(w), { env: w.env });
+      const run = await runCli(runArgs(w), { env: w.env });
 
-    expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as Report;
-    expect(itemAt(report, dead)).toMatchObject({ verdict: 'deleted', reason: 'project-deleted' });
-    expect(existsSync(dead)).toBe(false);
-    expectOnlyTargetsTouched(before, w.snapshot(), { targets: [w.key(dead)] });
-    expect(readFileSync(secret, 'utf8')).toBe('must survive\n');
-    expect(lstatSync(secret).nlink).toBe(1);
-    expect(lstatSync(path.join(w.outside, 'outside-pipe')).isFIFO()).toBe(true);
-    expect(lstatSync('/dev/null').isCharacterDevice()).toBe(true);
-  });
+      expect(run.code, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout) as Report;
+      expect(itemAt(report, dead)).toMatchObject({ verdict: 'deleted', reason: 'project-deleted' });
+      expect(existsSync(dead)).toBe(false);
+      expectOnlyTargetsTouched(before, w.snapshot(), { targets: [w.key(dead)] });
+      expect(readFileSync(secret, 'utf8')).toBe('must survive\n');
+      expect(lstatSync(secret).nlink).toBe(1);
+      expect(lstatSync(path.join(w.outside, 'outside-pipe')).isFIFO()).toBe(true);
+      expect(lstatSync('/dev/null').isCharacterDevice()).toBe(true);
+    },
+  );
 });
 
 /**

@@ -53,7 +53,8 @@ function expectedTargets(h: MixedHome, failing: 'owl' | 'kilo' | null): string[]
 
 function scratchOf(h: MixedHome): (key: string) => boolean {
   const locks = h.kilo ? h.key(path.join(h.kilo.state, 'locks')) : null;
-  return (key) => /\.db-(wal|shm|journal)$/.test(key) || (locks !== null && (key === locks || key.startsWith(`${locks}${path.sep}`)));
+  return (key) =>
+    /\.db-(wal|shm|journal)$/.test(key) || (locks !== null && (key === locks || key.startsWith(`${locks}${path.sep}`)));
 }
 
 function expectFailedClosed(h: MixedHome, result: PassResult, failing: 'owl' | 'kilo'): void {
@@ -75,38 +76,46 @@ const dbOf = (h: MixedHome, provider: 'owl' | 'kilo') => (provider === 'owl' ? h
 
 describe('unreadable and huge databases', () => {
   for (const provider of ['owl', 'kilo'] as const) {
-    it.each(Object.entries(CORRUPTIONS))(`${provider}: a database %s fails that provider alone; quarantines are still finished`, async (_name, corrupt) => {
-      const h = mixedHome(tempDir('aj-db-'), only(provider));
-      corrupt(dbOf(h, provider));
-      const targets = expectedTargets(h, provider);
-      const before = h.snapshot();
-
-      const result = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h) });
-
-      expectFailedClosed(h, result, provider);
-      expectOnlyTargetsTouched(before, h.snapshot(), { targets, scratch: scratchOf(h) });
-    });
-
-    it.each(['exclusive', 'wal-exclusive'])(`${provider}: a database held by an exclusive writer (%s) fails that provider alone, within seconds`, async (mode) => {
-      const h = mixedHome(tempDir('aj-db-'), only(provider));
-      const targets = expectedTargets(h, provider);
-      const holder = spawn(process.execPath, [HOLDER, dbOf(h, provider), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-      try {
-        let out = '';
-        holder.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        await waitFor(() => out.includes('ready'));
+    it.each(Object.entries(CORRUPTIONS))(
+      `${provider}: a database %s fails that provider alone; quarantines are still finished`,
+      async (_name, corrupt) => {
+        const h = mixedHome(tempDir('aj-db-'), only(provider));
+        corrupt(dbOf(h, provider));
+        const targets = expectedTargets(h, provider);
         const before = h.snapshot();
-        const started = Date.now();
 
         const result = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h) });
 
-        expect(Date.now() - started).toBeLessThan(30_000);
         expectFailedClosed(h, result, provider);
         expectOnlyTargetsTouched(before, h.snapshot(), { targets, scratch: scratchOf(h) });
-      } finally {
-        holder.kill('SIGKILL');
-      }
-    });
+      },
+    );
+
+    it.each(['exclusive', 'wal-exclusive'])(
+      `${provider}: a database held by an exclusive writer (%s) fails that provider alone, within seconds`,
+      async (mode) => {
+        const h = mixedHome(tempDir('aj-db-'), only(provider));
+        const targets = expectedTargets(h, provider);
+        const holder = spawn(process.execPath, [HOLDER, dbOf(h, provider), mode], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        try {
+          let out = '';
+          holder.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          await waitFor(() => out.includes('ready'));
+          const before = h.snapshot();
+          const started = Date.now();
+
+          const result = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h) });
+
+          expect(Date.now() - started).toBeLessThan(30_000);
+          expectFailedClosed(h, result, provider);
+          expectOnlyTargetsTouched(before, h.snapshot(), { targets, scratch: scratchOf(h) });
+        } finally {
+          holder.kill('SIGKILL');
+        }
+      },
+    );
   }
 
   it(`reads a huge owl.db (${HUGE} jobs) and a huge kilo.db (${HUGE} sessions) and deletes what they prove dead`, async () => {
@@ -115,15 +124,28 @@ describe('unreadable and huge databases', () => {
     const { owl: o, kilo: k } = h;
     const owl = new Database(o.db);
     owl.transaction(() => {
-      const job = owl.prepare(`INSERT INTO jobs (id, source, source_ref, project, prompt, state, created, branch, worktree) VALUES (?, 'manual', ?, 'app', ?, 'done', '2026-01-02T00:00:00.000000000Z', ?, ?)`);
-      for (let id = 1000; id < 1000 + HUGE; id += 1) job.run(id, `ref-${id}`, 'p'.repeat(200), `owl/job-${id}`, path.join(o.data, 'worktrees', String(id)));
+      const job = owl.prepare(
+        `INSERT INTO jobs (id, source, source_ref, project, prompt, state, created, branch, worktree) VALUES (?, 'manual', ?, 'app', ?, 'done', '2026-01-02T00:00:00.000000000Z', ?, ?)`,
+      );
+      for (let id = 1000; id < 1000 + HUGE; id += 1)
+        job.run(id, `ref-${id}`, 'p'.repeat(200), `owl/job-${id}`, path.join(o.data, 'worktrees', String(id)));
     })();
     owl.close();
     const kilo = new Database(k.db);
     kilo.transaction(() => {
-      const session = kilo.prepare('INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, 0, 0)');
+      const session = kilo.prepare(
+        'INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, 0, 0)',
+      );
       const projectId = path.basename(path.dirname(k.dead));
-      for (let i = 0; i < HUGE; i += 1) session.run(`ses_${i}`, projectId, `slug-${i}`, path.join(k.repo, 'elsewhere', String(i)), 't'.repeat(100), '7.7.9');
+      for (let i = 0; i < HUGE; i += 1)
+        session.run(
+          `ses_${i}`,
+          projectId,
+          `slug-${i}`,
+          path.join(k.repo, 'elsewhere', String(i)),
+          't'.repeat(100),
+          '7.7.9',
+        );
     })();
     kilo.close();
     const targets = expectedTargets(h, null);

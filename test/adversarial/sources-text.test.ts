@@ -25,7 +25,14 @@ import { mixedHome, ownEnv } from './support/mixed-home.js';
 /** projects.yaml as Watchfire's YAML encoder writes it: four-space list indent, plain names. */
 function projectsYaml(projects: Array<Project & { path: string }>): string {
   const lines = ['version: 1', 'projects:'];
-  projects.forEach((p, index) => lines.push(`    - project_id: ${p.id}`, `      name: ${p.name}`, `      path: ${p.path}`, `      position: ${index}`));
+  projects.forEach((p, index) =>
+    lines.push(
+      `    - project_id: ${p.id}`,
+      `      name: ${p.name}`,
+      `      path: ${p.path}`,
+      `      position: ${index}`,
+    ),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -44,7 +51,10 @@ function registry(): Registry {
   const root = path.join(home, '.watchfire');
   const m: Machine = { dir, home, root, runDir: path.join(dir, 'run'), reportDir: path.join(dir, 'run', 'report') };
   mkdirSync(m.runDir, { recursive: true });
-  const projects = ['Storefront', 'Billing API', 'Mobile App Rewrite'].map((name, index) => ({ ...project(name), path: `/home/ana/src/p${index}` }));
+  const projects = ['Storefront', 'Billing API', 'Mobile App Rewrite'].map((name, index) => ({
+    ...project(name),
+    path: `/home/ana/src/p${index}`,
+  }));
   const text = projectsYaml(projects);
   put(path.join(root, 'projects.yaml'), text);
   const homes = new Map<string, string>();
@@ -68,7 +78,13 @@ function writeSettled(file: string, content: string | Buffer): void {
 }
 
 const watchfirePass = (r: Registry, reportOnly = true) =>
-  pass({ dir: r.m.runDir, config: { homes: [r.m.home], minAge: '1h', reportDir: r.m.reportDir }, only: ['watchfire'], reportOnly, env: { HOME: r.m.home } });
+  pass({
+    dir: r.m.runDir,
+    config: { homes: [r.m.home], minAge: '1h', reportDir: r.m.reportDir },
+    only: ['watchfire'],
+    reportOnly,
+    env: { HOME: r.m.home },
+  });
 
 describe('projects.yaml that cannot be trusted', () => {
   it.each([
@@ -92,7 +108,8 @@ describe('projects.yaml that cannot be trusted', () => {
   it('reads a huge registry (20,000 projects, 4 MB) and still keeps what is registered', async () => {
     const r = registry();
     const many = [...r.projects];
-    for (let i = 0; i < 20_000; i += 1) many.push({ ...project(`Generated Project ${i} ${'x'.repeat(100)}`), path: `/srv/p/${i}` });
+    for (let i = 0; i < 20_000; i += 1)
+      many.push({ ...project(`Generated Project ${i} ${'x'.repeat(100)}`), path: `/srv/p/${i}` });
     writeFileSync(path.join(r.m.root, 'projects.yaml'), projectsYaml(many));
     const { report, exitCode } = await watchfirePass(r);
     expect(exitCode).toBe(0);
@@ -111,26 +128,43 @@ describe('projects.yaml that cannot be trusted', () => {
   it('never judges dead the home of a project whose entry is whole, whatever byte the registry is cut at', async () => {
     const r = registry();
     const file = path.join(r.m.root, 'projects.yaml');
-    const config = await loadConfig({ env: { HOME: r.m.home }, overrides: { homes: [r.m.home], minAge: '1h', reportDir: r.m.reportDir } });
-    const entryEnd = (name: string) => r.text.indexOf('\n', r.text.indexOf('position:', r.text.indexOf(`name: ${name}\n`))) + 1;
+    const config = await loadConfig({
+      env: { HOME: r.m.home },
+      overrides: { homes: [r.m.home], minAge: '1h', reportDir: r.m.reportDir },
+    });
+    const entryEnd = (name: string) =>
+      r.text.indexOf('\n', r.text.indexOf('position:', r.text.indexOf(`name: ${name}\n`))) + 1;
     const wrong: string[] = [];
     const gap: number[] = [];
     for (let cut = 0; cut <= r.text.length; cut += 1) {
       writeFileSync(file, r.text.slice(0, cut));
       // Left cut long ago (the reader waits out a fresh write, which may still be under way).
       utimesSync(file, daysAgo(1), daysAgo(1));
-      const gathered = await watchfireProvider.gather({ config, homes: [r.m.home], now: new Date(), log: pino({ level: 'silent' }), env: { HOME: r.m.home }, measure: createTreeCache() });
+      const gathered = await watchfireProvider.gather({
+        config,
+        homes: [r.m.home],
+        now: new Date(),
+        log: pino({ level: 'silent' }),
+        env: { HOME: r.m.home },
+        measure: createTreeCache(),
+      });
       for (const [name, home] of r.homes) {
         const judged = gathered.candidates.find((candidate) => candidate.path === home);
         if (judged?.judgement.decision !== 'delete') continue;
-        if (cut >= entryEnd(name)) wrong.push(`cut at byte ${cut} (${JSON.stringify(r.text.slice(Math.max(0, cut - 24), cut))}): the home of ${name} is judged dead`);
+        if (cut >= entryEnd(name))
+          wrong.push(
+            `cut at byte ${cut} (${JSON.stringify(r.text.slice(Math.max(0, cut - 24), cut))}): the home of ${name} is judged dead`,
+          );
         else gap.push(cut);
       }
     }
     expect(wrong).toEqual([]);
     const boundaries = r.projects.map((p) => entryEnd(p.name));
     const insideEntries = gap.filter((cut) => !boundaries.includes(cut) && cut !== r.text.indexOf('    - '));
-    expect(insideEntries.length, 'the known gap (a cut inside an entry reads as a smaller registry) is no longer seen: make this test strict').toBeGreaterThan(0);
+    expect(
+      insideEntries.length,
+      'the known gap (a cut inside an entry reads as a smaller registry) is no longer seen: make this test strict',
+    ).toBeGreaterThan(0);
   }, 60_000);
 });
 
@@ -172,31 +206,40 @@ describe("Kilo's agent-manager.json and Owl's config.yaml that cannot be trusted
     ['empty', () => ''],
     ['random bytes', () => randomBytes(1024).toString('latin1')],
     ['huge', (text: string) => JSON.stringify({ ...JSON.parse(text), padding: 'x'.repeat(8_000_000) })],
-  ])('agent-manager.json %s: a checkpoint repository it might list is not deleted unless the file proves it unlisted', async (name, make) => {
-    const h = mixedHome(tempDir('aj-json-'), { owl: false });
-    const kilo = h.kilo as NonNullable<typeof h.kilo>;
-    writeFileSync(kilo.managerFile, make(readFileSync(kilo.managerFile, 'utf8')));
-    const before = h.snapshot();
-    const { report } = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h), only: ['kilo'] });
-    const verdict = itemAt(report, kilo.dead).verdict;
-    if (name === 'huge') expect(verdict).toBe('deleted');
-    else expect(verdict).toBe('refused');
-    expect(itemAt(report, kilo.quarantine).verdict).toBe('deleted');
-    const targets = [kilo.quarantine, ...(verdict === 'deleted' ? [kilo.dead] : [])].map(h.key);
-    const locks = h.key(path.join(kilo.state, 'locks'));
-    expectOnlyTargetsTouched(before, h.snapshot(), { targets, scratch: (key) => /\.db-(wal|shm)$/.test(key) || key === locks || key.startsWith(`${locks}${path.sep}`) });
-  });
+  ])(
+    'agent-manager.json %s: a checkpoint repository it might list is not deleted unless the file proves it unlisted',
+    async (name, make) => {
+      const h = mixedHome(tempDir('aj-json-'), { owl: false });
+      const kilo = h.kilo as NonNullable<typeof h.kilo>;
+      writeFileSync(kilo.managerFile, make(readFileSync(kilo.managerFile, 'utf8')));
+      const before = h.snapshot();
+      const { report } = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h), only: ['kilo'] });
+      const verdict = itemAt(report, kilo.dead).verdict;
+      if (name === 'huge') expect(verdict).toBe('deleted');
+      else expect(verdict).toBe('refused');
+      expect(itemAt(report, kilo.quarantine).verdict).toBe('deleted');
+      const targets = [kilo.quarantine, ...(verdict === 'deleted' ? [kilo.dead] : [])].map(h.key);
+      const locks = h.key(path.join(kilo.state, 'locks'));
+      expectOnlyTargetsTouched(before, h.snapshot(), {
+        targets,
+        scratch: (key) => /\.db-(wal|shm)$/.test(key) || key === locks || key.startsWith(`${locks}${path.sep}`),
+      });
+    },
+  );
 
   it.each([
     ['random bytes', randomBytes(2048)],
     ['huge', `garbageCollection:\n  reviewAfter: 7d\n# ${'x'.repeat(5_000_000)}\n`],
     ['a bad duration', 'garbageCollection:\n  reviewAfter: soon\n'],
-  ])("Owl's config.yaml %s: the provider's own reviewAfter applies and the dead worktree still goes", async (_name, content) => {
-    const h = mixedHome(tempDir('aj-owlcfg-'), { kilo: false });
-    const owl = h.owl as NonNullable<typeof h.owl>;
-    put(path.join(owl.configDir, 'config.yaml'), content);
-    const { report, exitCode } = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h), only: ['owl'] });
-    expect(exitCode).toBe(0);
-    expect(itemAt(report, owl.done).verdict).toBe('deleted');
-  });
+  ])(
+    "Owl's config.yaml %s: the provider's own reviewAfter applies and the dead worktree still goes",
+    async (_name, content) => {
+      const h = mixedHome(tempDir('aj-owlcfg-'), { kilo: false });
+      const owl = h.owl as NonNullable<typeof h.owl>;
+      put(path.join(owl.configDir, 'config.yaml'), content);
+      const { report, exitCode } = await pass({ dir: h.runDir, config: h.config, env: ownEnv(h), only: ['owl'] });
+      expect(exitCode).toBe(0);
+      expect(itemAt(report, owl.done).verdict).toBe('deleted');
+    },
+  );
 });

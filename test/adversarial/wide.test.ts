@@ -38,5 +38,4 @@ describe('a folder with very many entries', () => {
     expect(readFileSync(secret, 'utf8')).toBe('must survive\n');
     expectOnlyTargetsTouched(before, inventory(w.dir, { exclude: [w.runDir] }), { targets: [w.key(dead)] });
   }, 240_000);
-
 });

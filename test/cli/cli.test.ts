@@ -32,7 +32,13 @@ describe('the command line', () => {
 
   it('exits 2 for bad usage: an unknown option, an unknown provider, a bad duration', async () => {
     const w = emptyWorld();
-    for (const args of [['run', '--frobnicate'], ['run', '--only', 'watchfire,cursor'], ['run', '--min-age', 'soon'], ['nonsense'], []]) {
+    for (const args of [
+      ['run', '--frobnicate'],
+      ['run', '--only', 'watchfire,cursor'],
+      ['run', '--min-age', 'soon'],
+      ['nonsense'],
+      [],
+    ]) {
       const result = await runCli([...args, '--report-dir', w.reportDir]);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout).toBe('');
@@ -55,7 +61,17 @@ describe('the command line', () => {
 
   it('logs JSON lines on stderr at the chosen level, never on stdout', async () => {
     const w = emptyWorld();
-    const result = await runCli(['run', '--report-only', '--json', '--log-level', 'debug', '--home', w.home, '--report-dir', w.reportDir]);
+    const result = await runCli([
+      'run',
+      '--report-only',
+      '--json',
+      '--log-level',
+      'debug',
+      '--home',
+      w.home,
+      '--report-dir',
+      w.reportDir,
+    ]);
     const lines = result.stderr.trim().split('\n').filter(Boolean);
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(JSON.parse(line)).toHaveProperty('level');
@@ -111,11 +127,24 @@ describe('the command line', () => {
 describe('the summary', () => {
   it('says what stopped the refusals and what is unfinished, by reason', async () => {
     const { renderSummary } = await import('../../src/outputs/summary.js');
-    const item = (verdict: string, reason: string) => ({ provider: 'watchfire', kind: 'session-home', path: `/h/${reason}`, bytes: 1, verdict, reason, detail: '' });
+    const item = (verdict: string, reason: string) => ({
+      provider: 'watchfire',
+      kind: 'session-home',
+      path: `/h/${reason}`,
+      bytes: 1,
+      verdict,
+      reason,
+      detail: '',
+    });
     const report = {
       mode: 'delete',
       providers: [],
-      items: [item('refused', 'in-use'), item('refused', 'symlink'), item('refused', 'in-use'), item('unfinished', 'session-interrupted')],
+      items: [
+        item('refused', 'in-use'),
+        item('refused', 'symlink'),
+        item('refused', 'in-use'),
+        item('unfinished', 'session-interrupted'),
+      ],
       totals: { reclaimedBytes: 2048, deleted: 2, wouldDelete: 0, kept: 0, refused: 3, unfinished: 1, failed: 0 },
     } as unknown as Parameters<typeof renderSummary>[0];
     const text = renderSummary(report, '/r');

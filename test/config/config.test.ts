@@ -69,13 +69,27 @@ providers:
     expect(config.providers.watchfire.enabled).toBe(false);
     expect(config.providers.kilo.enabled).toBe(true);
     expect(config.providers.owl.reviewAfter).toBe('3d');
-    expect(config.providers.worktrees.sets[0]).toEqual({ name: 'vibe-kanban', roots: ['/var/tmp/vibe-kanban/worktrees/*'], idleAfter: '3d' });
+    expect(config.providers.worktrees.sets[0]).toEqual({
+      name: 'vibe-kanban',
+      roots: ['/var/tmp/vibe-kanban/worktrees/*'],
+      idleAfter: '3d',
+    });
     expect(config.source).toBe(file);
   });
 
   it('lets command-line overrides win', async () => {
     const file = configFile('minAge: 2h\nhomes: [/a]\n');
-    const config = await loadConfig({ file, env: {}, overrides: { minAge: '0s', homes: ['/b'], reportDir: '/tmp/x', metricsFile: '/tmp/m.prom', pushgateway: 'http://127.0.0.1:9091' } });
+    const config = await loadConfig({
+      file,
+      env: {},
+      overrides: {
+        minAge: '0s',
+        homes: ['/b'],
+        reportDir: '/tmp/x',
+        metricsFile: '/tmp/m.prom',
+        pushgateway: 'http://127.0.0.1:9091',
+      },
+    });
     expect(config.minAge).toBe('0s');
     expect(config.homes).toEqual(['/b']);
     expect(config.reportDir).toBe('/tmp/x');
@@ -87,7 +101,11 @@ providers:
     ['an unknown top-level key', 'minAgee: 1h\n', /: unknown key minAgee$/],
     ['an unknown nested key', 'providers:\n  kilo: { app: [kilo] }\n', /: unknown key providers\.kilo\.app$/],
     ['a bad duration', 'minAge: soon\n', /: minAge: expected a duration/],
-    ['a bad nested duration', 'providers:\n  worktrees:\n    sets: [{ name: a, roots: [/x], idleAfter: 3 }]\n', /providers\.worktrees\.sets\[0\]\.idleAfter/],
+    [
+      'a bad nested duration',
+      'providers:\n  worktrees:\n    sets: [{ name: a, roots: [/x], idleAfter: 3 }]\n',
+      /providers\.worktrees\.sets\[0\]\.idleAfter/,
+    ],
     ['a bad enum', 'processCheck: sometimes\n', /: processCheck: /],
     ['a bad app', 'providers:\n  kilo: { apps: [cursor] }\n', /providers\.kilo\.apps\[0\]/],
     ['broken YAML', 'homes: [unclosed\n', /not valid YAML at line \d+/],
@@ -129,9 +147,17 @@ describe('homes globs', () => {
     writeFileSync(path.join(base, 'home', 'file'), '');
     const { symlinkSync } = await import('node:fs');
     symlinkSync(path.join(base, 'home', 'ana'), path.join(base, 'home', 'link'));
-    expect(await expandHomes([path.join(base, 'home', '*')])).toEqual([path.join(base, 'home', 'ana'), path.join(base, 'home', 'bob')]);
-    expect(await expandHomes([path.join(base, 'home', '[ab]*')])).toEqual([path.join(base, 'home', 'ana'), path.join(base, 'home', 'bob')]);
+    expect(await expandHomes([path.join(base, 'home', '*')])).toEqual([
+      path.join(base, 'home', 'ana'),
+      path.join(base, 'home', 'bob'),
+    ]);
+    expect(await expandHomes([path.join(base, 'home', '[ab]*')])).toEqual([
+      path.join(base, 'home', 'ana'),
+      path.join(base, 'home', 'bob'),
+    ]);
     expect(await expandHomes([path.join(base, 'nothing', '*')])).toEqual([]);
-    expect(await expandHomes([path.join(base, 'home', 'ana'), path.join(base, 'home', 'a*')])).toEqual([path.join(base, 'home', 'ana')]);
+    expect(await expandHomes([path.join(base, 'home', 'ana'), path.join(base, 'home', 'a*')])).toEqual([
+      path.join(base, 'home', 'ana'),
+    ]);
   });
 });

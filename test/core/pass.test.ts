@@ -1,4 +1,13 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quarantineName } from '../../src/safety/quarantine.js';
@@ -40,7 +49,15 @@ function oneDeadCandidate(root: string, target: string): Provider {
     async gather() {
       return {
         roots: [{ provider: 'watchfire', root, ok: true }],
-        candidates: [{ provider: 'watchfire', kind: 'session-home', path: target, root, judgement: { decision: 'delete', reason: 'test-dead', detail: 'dead' } }],
+        candidates: [
+          {
+            provider: 'watchfire',
+            kind: 'session-home',
+            path: target,
+            root,
+            judgement: { decision: 'delete', reason: 'test-dead', detail: 'dead' },
+          },
+        ],
       };
     },
   };
@@ -53,7 +70,11 @@ describe('a reconcile pass', () => {
     const { report, exitCode } = await scratchPass({ provider: w.provider, reportDir: w.reportDir });
     expect(exitCode).toBe(0);
     expect(report.mode).toBe('delete');
-    expect(itemAt(report, path.join(w.root, 'dead-a'))).toMatchObject({ verdict: 'deleted', reason: 'test-dead', kind: 'session-home' });
+    expect(itemAt(report, path.join(w.root, 'dead-a'))).toMatchObject({
+      verdict: 'deleted',
+      reason: 'test-dead',
+      kind: 'session-home',
+    });
     expect(itemAt(report, path.join(w.root, 'dead-b')).verdict).toBe('deleted');
     expect(itemAt(report, path.join(w.root, 'alive')).verdict).toBe('kept');
     expect(itemAt(report, path.join(w.root, 'stuck')).verdict).toBe('unfinished');
@@ -77,7 +98,11 @@ describe('a reconcile pass', () => {
     expect(report.mode).toBe('report-only');
     expect(itemAt(report, path.join(w.root, 'dead-a')).verdict).toBe('would-delete');
     expect(report.totals).toMatchObject({ deleted: 0, wouldDelete: 2, reclaimedBytes: 0 });
-    expect(diffInventories(before, inventory(w.base, { exclude: [w.reportDir] }))).toEqual({ removed: [], changed: [], added: [] });
+    expect(diffInventories(before, inventory(w.base, { exclude: [w.reportDir] }))).toEqual({
+      removed: [],
+      changed: [],
+      added: [],
+    });
   });
 
   it('is a no-op the second time', async () => {
@@ -86,7 +111,11 @@ describe('a reconcile pass', () => {
     const between = inventory(w.base, { exclude: [w.reportDir] });
     const second = await scratchPass({ provider: w.provider, reportDir: w.reportDir });
     expect(second.report.totals).toEqual({ ...first.report.totals, deleted: 0, reclaimedBytes: 0 });
-    expect(diffInventories(between, inventory(w.base, { exclude: [w.reportDir] }))).toEqual({ removed: [], changed: [], added: [] });
+    expect(diffInventories(between, inventory(w.base, { exclude: [w.reportDir] }))).toEqual({
+      removed: [],
+      changed: [],
+      added: [],
+    });
   });
 
   it('refuses a young item (too-recent) and one with a live process inside (in-use) before the owner is asked', async () => {
@@ -147,7 +176,11 @@ describe('a reconcile pass', () => {
     expect(itemAt(dry.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'would-delete' });
     expect(existsSync(quarantine)).toBe(true);
     const { report } = await scratchPass({ provider: w.provider, reportDir: w.reportDir });
-    expect(itemAt(report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(itemAt(report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     expect(existsSync(quarantine)).toBe(false);
     expect(readdirSync(w.root).sort()).toEqual(['alive', 'stuck']);
   });
@@ -158,7 +191,9 @@ describe('a reconcile pass', () => {
     const before = inventory(w.root);
     const { report, exitCode } = await scratchPass({ provider, reportDir: w.reportDir });
     expect(exitCode).toBe(1);
-    expect(report.providers).toEqual([{ provider: 'watchfire', root: w.root, ok: false, error: 'projects.yaml is not valid YAML' }]);
+    expect(report.providers).toEqual([
+      { provider: 'watchfire', root: w.root, ok: false, error: 'projects.yaml is not valid YAML' },
+    ]);
     expect(report.items.every((item) => item.verdict === 'refused')).toBe(true);
     expect(diffInventories(before, inventory(w.root))).toEqual({ removed: [], changed: [], added: [] });
   });
@@ -167,10 +202,18 @@ describe('a reconcile pass', () => {
     const w = world();
     const noProc = path.join(w.base, 'no-proc');
     const hidden = await scratchPass({ provider: w.provider, reportDir: w.reportDir, procRoot: noProc });
-    expect(itemAt(hidden.report, path.join(w.root, 'dead-a'))).toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
+    expect(itemAt(hidden.report, path.join(w.root, 'dead-a'))).toMatchObject({
+      verdict: 'refused',
+      reason: 'liveness-unknown',
+    });
     expect(hidden.report.processCheck.visible).toBe(false);
     expect(existsSync(path.join(w.root, 'dead-a'))).toBe(true);
-    const off = await scratchPass({ provider: w.provider, reportDir: w.reportDir, procRoot: noProc, processCheck: 'off' });
+    const off = await scratchPass({
+      provider: w.provider,
+      reportDir: w.reportDir,
+      procRoot: noProc,
+      processCheck: 'off',
+    });
     expect(itemAt(off.report, path.join(w.root, 'dead-a')).verdict).toBe('deleted');
   });
 
@@ -184,10 +227,23 @@ describe('a reconcile pass', () => {
     symlinkSync('pid:[4026531836]', path.join(fakeProc, 'self', 'ns', 'pid'));
     put(path.join(fakeProc, '4242', 'stat'), '4242 (agent) S 1 4242 4242 0 -1 4194560 0 0 0 0');
     put(path.join(fakeProc, '4242', 'cwd'), 'not a link');
-    const required = await scratchPass({ provider: w.provider, reportDir: w.reportDir, procRoot: fakeProc, processCheck: 'required' });
+    const required = await scratchPass({
+      provider: w.provider,
+      reportDir: w.reportDir,
+      procRoot: fakeProc,
+      processCheck: 'required',
+    });
     expect(required.report.processCheck.uninspectable).toBe(1);
-    expect(itemAt(required.report, path.join(w.root, 'dead-a'))).toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
-    const auto = await scratchPass({ provider: w.provider, reportDir: w.reportDir, procRoot: fakeProc, processCheck: 'auto' });
+    expect(itemAt(required.report, path.join(w.root, 'dead-a'))).toMatchObject({
+      verdict: 'refused',
+      reason: 'liveness-unknown',
+    });
+    const auto = await scratchPass({
+      provider: w.provider,
+      reportDir: w.reportDir,
+      procRoot: fakeProc,
+      processCheck: 'auto',
+    });
     expect(itemAt(auto.report, path.join(w.root, 'dead-a')).verdict).toBe('deleted');
   });
 
@@ -204,7 +260,10 @@ describe('a reconcile pass', () => {
     expect(order[1]).toBe(-1); // nothing refused in this world
     expect(order[0]).toBeLessThan(order[2] as number);
     expect(order[2]).toBeLessThan(order[3] as number);
-    const audit = readFileSync(path.join(w.reportDir, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const audit = readFileSync(path.join(w.reportDir, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(audit).toHaveLength(2);
     expect(Object.keys(audit[0]).sort()).toEqual(['bytes', 'kind', 'path', 'provider', 'reason', 'time']);
     expect(audit.map((line) => line.path).sort()).toEqual([path.join(w.root, 'dead-a'), path.join(w.root, 'dead-b')]);
@@ -229,11 +288,13 @@ describe('a reconcile pass', () => {
     expect(item?.detail).toMatch(/EACCES|permission denied/i);
     expect(exitCode).toBe(1);
     const quarantined = readdirSync(root).find((name) => name.startsWith('.dead.cleanup-')) as string;
-    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe('only root may delete this');
+    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe(
+      'only root may delete this',
+    );
     expect(process.geteuid?.()).toBe(0);
   });
 
-  it('in a sticky folder of root\'s, like /tmp, deletes as the entry\'s owner', async () => {
+  it("in a sticky folder of root's, like /tmp, deletes as the entry's owner", async () => {
     if (process.getuid?.() !== 0) return;
     const base = tempDir();
     chmodSync(base, 0o755);
@@ -243,12 +304,19 @@ describe('a reconcile pass', () => {
     put(path.join(root, 'users-scratch', 'mine.txt'), 'the user may delete this');
     put(path.join(root, 'users-trap', 'roots-dir', 'roots-file.txt'), 'only root may delete this');
     backdate(root, daysAgo(3));
-    for (const p of [path.join(root, 'users-scratch'), path.join(root, 'users-scratch', 'mine.txt'), path.join(root, 'users-trap')]) chownSync(p, 4242, 4242);
+    for (const p of [
+      path.join(root, 'users-scratch'),
+      path.join(root, 'users-scratch', 'mine.txt'),
+      path.join(root, 'users-trap'),
+    ])
+      chownSync(p, 4242, 4242);
     const { report } = await scratchPass({ provider: scratchProvider({ root }), reportDir: path.join(base, 'report') });
     expect(itemAt(report, path.join(root, 'users-scratch')).verdict).toBe('deleted');
     // Run as root this would have gone; run as its owner, root's file inside survives.
     expect(itemAt(report, path.join(root, 'users-trap')).verdict).toBe('failed');
     const quarantined = readdirSync(root).find((name) => name.startsWith('.users-trap.cleanup-')) as string;
-    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe('only root may delete this');
+    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe(
+      'only root may delete this',
+    );
   });
 });

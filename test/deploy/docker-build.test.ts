@@ -5,7 +5,16 @@
  * --help`, a `demo`, and answer the image's HEALTHCHECK while `serve` runs.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +25,13 @@ import { inventory } from '../helpers/inventory.js';
 import { collect } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import {
-  buildContext, dockerignoreFilter, execForm, parseCopy, parseDockerfile, performCopy, type Stage,
+  buildContext,
+  dockerignoreFilter,
+  execForm,
+  parseCopy,
+  parseDockerfile,
+  performCopy,
+  type Stage,
 } from './dockerfile.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -43,15 +58,21 @@ describe('Dockerfile', () => {
 
   it('builds with dev dependencies, ships production ones only', () => {
     const runs = (stage: Stage) => only(stage, 'RUN').map((i) => i.args);
-    expect(runs(byName('build'))).toEqual(expect.arrayContaining([expect.stringMatching(/^npm ci\b(?!.*--omit)/), 'npm run build']));
+    expect(runs(byName('build'))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^npm ci\b(?!.*--omit)/), 'npm run build']),
+    );
     expect(runs(byName('prod-deps'))).toEqual(expect.arrayContaining([expect.stringMatching(/^npm ci --omit=dev\b/)]));
     expect(runs(runtime).some((run) => run.startsWith('npm '))).toBe(false);
     const copies = only(runtime, 'COPY').map((i) => parseCopy(i.args));
-    expect(copies).toEqual(expect.arrayContaining([
-      expect.objectContaining({ from: 'prod-deps', sources: [expect.stringMatching(/node_modules\/?$/)] }),
-      expect.objectContaining({ from: 'build', sources: [expect.stringMatching(/dist\/?$/)] }),
-    ]));
-    expect(copies.some((copy) => copy.from === 'build' && copy.sources.some((s) => s.includes('node_modules')))).toBe(false);
+    expect(copies).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ from: 'prod-deps', sources: [expect.stringMatching(/node_modules\/?$/)] }),
+        expect.objectContaining({ from: 'build', sources: [expect.stringMatching(/dist\/?$/)] }),
+      ]),
+    );
+    expect(copies.some((copy) => copy.from === 'build' && copy.sources.some((s) => s.includes('node_modules')))).toBe(
+      false,
+    );
   });
 
   it('installs git and git-lfs, runs as a non-root user, enters through agent-janitor', () => {
@@ -60,7 +81,9 @@ describe('Dockerfile', () => {
     const user = only(runtime, 'USER').at(-1)?.args ?? 'root';
     expect(user).not.toMatch(/^(root|0)(:|$)/);
     const uid = /^(\d+)/.exec(user)?.[1];
-    expect(runtime.instructions.some((i) => i.keyword === 'RUN' && i.args.includes(`useradd --system --uid ${uid} `))).toBe(true);
+    expect(
+      runtime.instructions.some((i) => i.keyword === 'RUN' && i.args.includes(`useradd --system --uid ${uid} `)),
+    ).toBe(true);
     const entrypoint = execForm(only(runtime, 'ENTRYPOINT').at(-1)?.args ?? '[]');
     expect(entrypoint.at(-1)).toBe('agent-janitor');
     expect(entrypoint.slice(0, -1)).toEqual(['/usr/bin/tini', '-s', '--']);
@@ -75,7 +98,9 @@ describe('Dockerfile', () => {
     expect(script).toContain('/healthz');
     expect(script).toMatch(/from 'node:http'/);
     expect(script).not.toMatch(/child_process/);
-    const labels = only(runtime, 'LABEL').map((i) => i.args).join(' ');
+    const labels = only(runtime, 'LABEL')
+      .map((i) => i.args)
+      .join(' ');
     for (const key of ['title', 'description', 'version', 'licenses']) {
       expect(labels).toContain(`org.opencontainers.image.${key}=`);
     }
@@ -84,17 +109,33 @@ describe('Dockerfile', () => {
 
   it('.dockerignore keeps the sources and leaves out what the build makes or does not need', () => {
     const keep = dockerignoreFilter(readFileSync(path.join(REPO, '.dockerignore'), 'utf8'));
-    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'src/cli.ts', 'scripts/make-executable.mjs', 'deploy/docker/healthcheck.mjs']) {
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'src/cli.ts',
+      'scripts/make-executable.mjs',
+      'deploy/docker/healthcheck.mjs',
+    ]) {
       expect(keep(needed), needed).toBe(true);
     }
-    for (const left of ['node_modules/yaml/package.json', 'dist/cli.js', '.git/HEAD', 'test/helpers/temp.ts', 'Dockerfile', 'k8s/base/kustomization.yaml']) {
+    for (const left of [
+      'node_modules/yaml/package.json',
+      'dist/cli.js',
+      '.git/HEAD',
+      'test/helpers/temp.ts',
+      'Dockerfile',
+      'k8s/base/kustomization.yaml',
+    ]) {
       expect(keep(left), left).toBe(false);
     }
   });
 });
 
 function aptPackages(stage: Stage): string[] {
-  return only(stage, 'RUN').flatMap((i) => /apt-get install -y --no-install-recommends ([^&]+)/.exec(i.args)?.[1]?.trim().split(' ') ?? []);
+  return only(stage, 'RUN').flatMap(
+    (i) => /apt-get install -y --no-install-recommends ([^&]+)/.exec(i.args)?.[1]?.trim().split(' ') ?? [],
+  );
 }
 
 // Two `npm ci` runs take a minute or more on this project's 2-core machines: CI runs these, a
@@ -118,7 +159,9 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
     expect(committed, 'commit the Dockerfile: the steps are taken from the committed one').toEqual(dockerfile);
     const context = path.join(work, 'context');
     const keep = dockerignoreFilter(readFileSync(path.join(clone, '.dockerignore'), 'utf8'));
-    const tracked = execFileSync('git', ['-C', clone, 'ls-files', '-z'], { encoding: 'utf8' }).split('\0').filter(Boolean);
+    const tracked = execFileSync('git', ['-C', clone, 'ls-files', '-z'], { encoding: 'utf8' })
+      .split('\0')
+      .filter(Boolean);
     buildContext(clone, tracked, keep, context);
     for (const stage of committed.stages) performStage(stage, context, work, stageRoots);
     runtimeRoot = stageRoots.get(runtime.name) as string;
@@ -132,12 +175,19 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
 
   it('leaves a runtime with production dependencies only and an executable entry point', () => {
     const app = path.join(runtimeRoot, 'opt/agent-janitor');
-    const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    for (const dep of Object.keys(pkg.dependencies)) expect(existsSync(path.join(app, 'node_modules', dep)), dep).toBe(true);
-    for (const dev of Object.keys(pkg.devDependencies)) expect(existsSync(path.join(app, 'node_modules', dev)), dev).toBe(false);
+    const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const dep of Object.keys(pkg.dependencies))
+      expect(existsSync(path.join(app, 'node_modules', dep)), dep).toBe(true);
+    for (const dev of Object.keys(pkg.devDependencies))
+      expect(existsSync(path.join(app, 'node_modules', dev)), dev).toBe(false);
     expect(existsSync(path.join(app, 'src'))).toBe(false);
     expect(lstatSync(path.join(app, 'dist/cli.js')).mode & 0o111).not.toBe(0);
-    expect(readlinkSync(path.join(binDir, 'agent-janitor'))).toBe(path.join(runtimeRoot, 'opt/agent-janitor/dist/cli.js'));
+    expect(readlinkSync(path.join(binDir, 'agent-janitor'))).toBe(
+      path.join(runtimeRoot, 'opt/agent-janitor/dist/cli.js'),
+    );
   });
 
   it('runs `agent-janitor --help` and `--version` through the entry point', () => {
@@ -156,32 +206,56 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
     expect(demo.stdout).toContain('== report-only pass ==');
     expect(demo.stdout).toContain('== real pass ==');
     const report = JSON.parse(readFileSync(path.join(sandbox, 'report', 'report.json'), 'utf8')) as {
-      mode: string; items: Array<{ verdict: string; path: string | null }>; totals: { deleted: number };
+      mode: string;
+      items: Array<{ verdict: string; path: string | null }>;
+      totals: { deleted: number };
     };
     expect(report.mode).toBe('delete');
     expect(report.totals.deleted).toBeGreaterThan(0);
     const after = inventory(sandbox);
     for (const item of report.items) {
       if (item.path === null || item.verdict === 'failed') continue;
-      expect(after.has(path.relative(sandbox, item.path)), `${item.path} (${item.verdict})`).toBe(item.verdict !== 'deleted');
+      expect(after.has(path.relative(sandbox, item.path)), `${item.path} (${item.verdict})`).toBe(
+        item.verdict !== 'deleted',
+      );
     }
   }, 240_000);
 
   it('answers the HEALTHCHECK while `serve` runs, and fails it where nothing listens', async () => {
-    const health = execForm(only(runtime, 'HEALTHCHECK').at(-1)?.args.replace(/^.*?CMD /, '') ?? '[]');
+    const health = execForm(
+      only(runtime, 'HEALTHCHECK')
+        .at(-1)
+        ?.args.replace(/^.*?CMD /, '') ?? '[]',
+    );
     const script = path.join(runtimeRoot, health[1] as string);
     const port = await freePort();
     const dir = tempDir('aj-image-serve-');
-    const serve = spawn(path.join(binDir, 'agent-janitor'), [
-      'serve', '--listen', `127.0.0.1:${port}`, '--home', path.join(dir, 'home'), '--report-dir', path.join(dir, 'report'),
-    ], { env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const serve = spawn(
+      path.join(binDir, 'agent-janitor'),
+      [
+        'serve',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--home',
+        path.join(dir, 'home'),
+        '--report-dir',
+        path.join(dir, 'report'),
+      ],
+      { env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const done = collect(serve, 60_000);
     try {
       const url = `http://127.0.0.1:${port}/healthz`;
-      let check = spawnSync('node', [script], { env: { ...process.env, AGENT_JANITOR_HEALTHCHECK_URL: url }, encoding: 'utf8' });
+      let check = spawnSync('node', [script], {
+        env: { ...process.env, AGENT_JANITOR_HEALTHCHECK_URL: url },
+        encoding: 'utf8',
+      });
       for (let i = 0; i < 50 && check.status !== 0; i += 1) {
         await new Promise((r) => setTimeout(r, 200));
-        check = spawnSync('node', [script], { env: { ...process.env, AGENT_JANITOR_HEALTHCHECK_URL: url }, encoding: 'utf8' });
+        check = spawnSync('node', [script], {
+          env: { ...process.env, AGENT_JANITOR_HEALTHCHECK_URL: url },
+          encoding: 'utf8',
+        });
       }
       expect(check.status, check.stdout).toBe(0);
       expect(check.stdout).toContain(': 200 ');
@@ -190,7 +264,10 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
     }
     const result = await done;
     expect(result.code, result.stderr).toBe(0);
-    const closed = spawnSync('node', [script], { env: { ...process.env, AGENT_JANITOR_HEALTHCHECK_URL: `http://127.0.0.1:${port}/healthz` }, encoding: 'utf8' });
+    const closed = spawnSync('node', [script], {
+      env: { ...process.env, AGENT_JANITOR_HEALTHCHECK_URL: `http://127.0.0.1:${port}/healthz` },
+      encoding: 'utf8',
+    });
     expect(closed.status).toBe(1);
     expect(closed.stdout).toMatch(/ECONNREFUSED/);
   }, 90_000);
@@ -199,7 +276,11 @@ describe.skipIf(!performSteps)('the Dockerfile build steps, performed in a clean
     const command = execForm(only(runtime, 'ENTRYPOINT').at(-1)?.args ?? '[]');
     // tini is PID 1's helper in the container; here the program it starts is run directly.
     const program = command[command.length - 1] as string;
-    return spawnSync(program, args, { env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` }, encoding: 'utf8', timeout });
+    return spawnSync(program, args, {
+      env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` },
+      encoding: 'utf8',
+      timeout,
+    });
   }
 });
 
@@ -227,9 +308,10 @@ function performStage(stage: Stage, context: string, work: string, roots: Map<st
       }
     } else if (keyword === 'COPY') {
       const step = parseCopy(args);
-      const sourceRoot = step.from === null
-        ? (p: string) => path.join(context, path.posix.normalize(p))
-        : (p: string) => path.join(roots.get(step.from as string) ?? missing(step.from as string), p);
+      const sourceRoot =
+        step.from === null
+          ? (p: string) => path.join(context, path.posix.normalize(p))
+          : (p: string) => path.join(roots.get(step.from as string) ?? missing(step.from as string), p);
       performCopy(step, sourceRoot, inRoot(step.dest));
     } else if (keyword === 'RUN') {
       performRun(args, inRoot('.'), root, env);
@@ -241,17 +323,30 @@ function performStage(stage: Stage, context: string, work: string, roots: Map<st
 
 function performRun(command: string, cwd: string, root: string, env: Record<string, string>): void {
   if (/^npm (ci|run build)\b/.test(command)) {
-    const result = spawnSync('bash', ['-c', command], { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
-    if (result.status !== 0) throw new Error(`RUN ${command} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+    const result = spawnSync('bash', ['-c', command], {
+      cwd,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    if (result.status !== 0)
+      throw new Error(`RUN ${command} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
     return;
   }
-  if (/^apt-get update && apt-get install -y --no-install-recommends [a-z0-9+.\- ]+ && rm -rf \/var\/lib\/apt\/lists\/\*$/.test(command)) {
+  if (
+    /^apt-get update && apt-get install -y --no-install-recommends [a-z0-9+.\- ]+ && rm -rf \/var\/lib\/apt\/lists\/\*$/.test(
+      command,
+    )
+  ) {
     // System packages of the base image: what the runtime needs of them (git) is on this machine.
     const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
     if (git.status !== 0) throw new Error('git is needed to stand in for the image packages');
     return;
   }
-  const user = /^groupadd --system --gid (\d+) \S+ && useradd --system --uid (\d+) --gid \1 .* && install -d -o \2 -g \1 -m 0750 (\S+)$/.exec(command);
+  const user =
+    /^groupadd --system --gid (\d+) \S+ && useradd --system --uid (\d+) --gid \1 .* && install -d -o \2 -g \1 -m 0750 (\S+)$/.exec(
+      command,
+    );
   if (user) {
     mkdirSync(path.join(root, user[3] as string), { recursive: true });
     return;
@@ -282,11 +377,25 @@ function seedPrebuiltAddon(): string | null {
     cachedPrebuild(url: string): string;
   };
   const pkg = require(path.join(REPO, 'node_modules/better-sqlite3/package.json')) as Record<string, unknown>;
-  const url = util.getDownloadUrl({ pkg, runtime: 'node', abi: process.versions.modules, platform: process.platform, arch: process.arch, libc: '', 'tag-prefix': 'v' });
+  const url = util.getDownloadUrl({
+    pkg,
+    runtime: 'node',
+    abi: process.versions.modules,
+    platform: process.platform,
+    arch: process.arch,
+    libc: '',
+    'tag-prefix': 'v',
+  });
   const cached = util.cachedPrebuild(url);
   if (existsSync(cached)) return null;
   mkdirSync(path.dirname(cached), { recursive: true });
-  execFileSync('tar', ['-czf', cached, '-C', path.join(REPO, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node']);
+  execFileSync('tar', [
+    '-czf',
+    cached,
+    '-C',
+    path.join(REPO, 'node_modules/better-sqlite3'),
+    'build/Release/better_sqlite3.node',
+  ]);
   return cached;
 }
 
@@ -304,4 +413,3 @@ function freePort(): Promise<number> {
     server.on('error', reject);
   });
 }
-

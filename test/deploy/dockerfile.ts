@@ -36,12 +36,15 @@ export function parseDockerfile(text: string): Dockerfile {
     if (keyword === 'FROM') {
       const match = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args.trim());
       if (!match) throw new Error(`Dockerfile line ${instruction.line}: cannot read FROM ${args}`);
-      const from = (match[1] as string).replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => {
-        const name = (a ?? b) as string;
-        const value = globalArgs[name];
-        if (value === undefined) throw new Error(`Dockerfile line ${instruction.line}: ARG ${name} has no default`);
-        return value;
-      });
+      const from = (match[1] as string).replace(
+        /\$\{(\w+)\}|\$(\w+)/g,
+        (_, a: string | undefined, b: string | undefined) => {
+          const name = (a ?? b) as string;
+          const value = globalArgs[name];
+          if (value === undefined) throw new Error(`Dockerfile line ${instruction.line}: ARG ${name} has no default`);
+          return value;
+        },
+      );
       stages.push({ name: match[2] ?? String(stages.length), from, instructions: [] });
       continue;
     }
@@ -175,7 +178,12 @@ function patternToRegExp(pattern: string): RegExp {
 }
 
 /** Copies the files of `root` that the filter keeps into `into` (the build context). */
-export function buildContext(root: string, files: readonly string[], keep: (p: string) => boolean, into: string): string[] {
+export function buildContext(
+  root: string,
+  files: readonly string[],
+  keep: (p: string) => boolean,
+  into: string,
+): string[] {
   const kept = files.filter(keep);
   for (const file of kept) {
     mkdirSync(path.dirname(path.join(into, file)), { recursive: true });

@@ -15,17 +15,47 @@ import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.co
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import type { Manifest } from './kustomize.js';
 
-interface ModelClass { new (data: never): { validate(): void } }
+interface ModelClass {
+  new (data: never): { validate(): void };
+}
 
 /** apiVersion/kind → the model class and the module of its TypeScript interface. */
 const MODELS: Record<string, { model: ModelClass; module: string; type: string }> = {
-  'v1/ConfigMap': { model: ConfigMap as unknown as ModelClass, module: 'kubernetes-models/v1/ConfigMap', type: 'IConfigMap' },
-  'v1/Namespace': { model: Namespace as unknown as ModelClass, module: 'kubernetes-models/v1/Namespace', type: 'INamespace' },
-  'v1/ServiceAccount': { model: ServiceAccount as unknown as ModelClass, module: 'kubernetes-models/v1/ServiceAccount', type: 'IServiceAccount' },
-  'batch/v1/CronJob': { model: CronJob as unknown as ModelClass, module: 'kubernetes-models/batch/v1/CronJob', type: 'ICronJob' },
-  'apps/v1/DaemonSet': { model: DaemonSet as unknown as ModelClass, module: 'kubernetes-models/apps/v1/DaemonSet', type: 'IDaemonSet' },
-  'monitoring.coreos.com/v1/PodMonitor': { model: PodMonitor as unknown as ModelClass, module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor', type: 'IPodMonitor' },
-  'monitoring.coreos.com/v1/PrometheusRule': { model: PrometheusRule as unknown as ModelClass, module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', type: 'IPrometheusRule' },
+  'v1/ConfigMap': {
+    model: ConfigMap as unknown as ModelClass,
+    module: 'kubernetes-models/v1/ConfigMap',
+    type: 'IConfigMap',
+  },
+  'v1/Namespace': {
+    model: Namespace as unknown as ModelClass,
+    module: 'kubernetes-models/v1/Namespace',
+    type: 'INamespace',
+  },
+  'v1/ServiceAccount': {
+    model: ServiceAccount as unknown as ModelClass,
+    module: 'kubernetes-models/v1/ServiceAccount',
+    type: 'IServiceAccount',
+  },
+  'batch/v1/CronJob': {
+    model: CronJob as unknown as ModelClass,
+    module: 'kubernetes-models/batch/v1/CronJob',
+    type: 'ICronJob',
+  },
+  'apps/v1/DaemonSet': {
+    model: DaemonSet as unknown as ModelClass,
+    module: 'kubernetes-models/apps/v1/DaemonSet',
+    type: 'IDaemonSet',
+  },
+  'monitoring.coreos.com/v1/PodMonitor': {
+    model: PodMonitor as unknown as ModelClass,
+    module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor',
+    type: 'IPodMonitor',
+  },
+  'monitoring.coreos.com/v1/PrometheusRule': {
+    model: PrometheusRule as unknown as ModelClass,
+    module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule',
+    type: 'IPrometheusRule',
+  },
 };
 
 function modelOf(manifest: Manifest) {
@@ -52,12 +82,19 @@ export function unknownFieldErrors(labelled: ReadonlyArray<[string, Manifest]>, 
   const files = new Map<string, string>();
   labelled.forEach(([, manifest], index) => {
     const { module, type } = modelOf(manifest);
-    files.set(path.join(repo, 'test/deploy', `__manifest_${index}.ts`),
-      `import type { ${type} } from ${JSON.stringify(module)};\nexport const manifest: ${type} = ${JSON.stringify(manifest, null, 1)};\n`);
+    files.set(
+      path.join(repo, 'test/deploy', `__manifest_${index}.ts`),
+      `import type { ${type} } from ${JSON.stringify(module)};\nexport const manifest: ${type} = ${JSON.stringify(manifest, null, 1)};\n`,
+    );
   });
   const options: ts.CompilerOptions = {
-    strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
   };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);

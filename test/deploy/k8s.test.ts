@@ -36,9 +36,14 @@ const daemonPod = (manifests: Manifest[]): Pod => find(manifests, 'DaemonSet').s
 
 describe('Kubernetes manifests against the API schemas', () => {
   const everything: Array<[string, Manifest]> = [
-    ...manifestFiles.flatMap((file) => readManifests(path.join(BASE, file)).map((m): [string, Manifest] => [`k8s/base/${file}`, m])),
+    ...manifestFiles.flatMap((file) =>
+      readManifests(path.join(BASE, file)).map((m): [string, Manifest] => [`k8s/base/${file}`, m]),
+    ),
     ...base.map((m): [string, Manifest] => [`kustomize k8s/base: ${m.kind}/${m.metadata.name}`, m]),
-    ...reportOnly.map((m): [string, Manifest] => [`kustomize k8s/overlays/report-only: ${m.kind}/${m.metadata.name}`, m]),
+    ...reportOnly.map((m): [string, Manifest] => [
+      `kustomize k8s/overlays/report-only: ${m.kind}/${m.metadata.name}`,
+      m,
+    ]),
   ];
 
   it('every manifest file and every rendered object passes the schema validators', () => {
@@ -68,35 +73,61 @@ describe('Kubernetes manifests against the API schemas', () => {
 
 describe('kustomize rendering', () => {
   it('base: one of each resource, all in the agent-janitor namespace', () => {
-    expect(base.map((m) => m.kind).sort()).toEqual(['ConfigMap', 'CronJob', 'DaemonSet', 'Namespace', 'PodMonitor', 'PrometheusRule', 'ServiceAccount']);
-    for (const manifest of base.filter((m) => m.kind !== 'Namespace')) expect(manifest.metadata.namespace, manifest.kind).toBe('agent-janitor');
+    expect(base.map((m) => m.kind).sort()).toEqual([
+      'ConfigMap',
+      'CronJob',
+      'DaemonSet',
+      'Namespace',
+      'PodMonitor',
+      'PrometheusRule',
+      'ServiceAccount',
+    ]);
+    for (const manifest of base.filter((m) => m.kind !== 'Namespace'))
+      expect(manifest.metadata.namespace, manifest.kind).toBe('agent-janitor');
     expect(find(base, 'Namespace').metadata.name).toBe('agent-janitor');
   });
 
   const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-  it.skipIf(!kubectl).each([['k8s/base', BASE], ['k8s/overlays/report-only', REPORT_ONLY]])('%s renders exactly as kubectl kustomize renders it', (_label, dir) => {
+  it.skipIf(!kubectl).each([
+    ['k8s/base', BASE],
+    ['k8s/overlays/report-only', REPORT_ONLY],
+  ])('%s renders exactly as kubectl kustomize renders it', (_label, dir) => {
     const theirs = kubectlKustomize(dir) as Manifest[];
     expect(byKindAndName(renderKustomization(dir))).toEqual(byKindAndName(theirs));
   });
 });
 
 describe('the pods that delete (k8s/base)', () => {
-  it.each([['CronJob', cronPod], ['DaemonSet', daemonPod]])('%s: hostPID, root with only the five capabilities, read-only root, RuntimeDefault seccomp', (_kind, podOf) => {
+  it.each([
+    ['CronJob', cronPod],
+    ['DaemonSet', daemonPod],
+  ])('%s: hostPID, root with only the five capabilities, read-only root, RuntimeDefault seccomp', (_kind, podOf) => {
     const pod = podOf(base);
     expect(pod.hostPID).toBe(true);
-    expect(pod.securityContext).toMatchObject({ runAsUser: 0, runAsNonRoot: false, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsUser: 0,
+      runAsNonRoot: false,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(pod.serviceAccountName).toBe('agent-janitor');
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.containers).toHaveLength(1);
     const [container] = pod.containers;
     expect(container.securityContext.capabilities.drop).toEqual(['ALL']);
     expect([...container.securityContext.capabilities.add].sort()).toEqual([...CAPABILITIES].sort());
-    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false });
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+    });
     expect(container.resources.requests).toBeDefined();
     expect(container.resources.limits.memory).toBeDefined();
   });
 
-  it.each([['CronJob', cronPod], ['DaemonSet', daemonPod]])('%s: the homes mounted by hostPath at the same paths, writable; the config from the ConfigMap', (_kind, podOf) => {
+  it.each([
+    ['CronJob', cronPod],
+    ['DaemonSet', daemonPod],
+  ])('%s: the homes mounted by hostPath at the same paths, writable; the config from the ConfigMap', (_kind, podOf) => {
     const pod = podOf(base);
     const [container] = pod.containers;
     for (const home of HOMES) {
@@ -145,11 +176,18 @@ describe('the pods that delete (k8s/base)', () => {
 });
 
 describe('the report-only overlay', () => {
-  it.each([['CronJob', cronPod], ['DaemonSet', daemonPod]])('%s: no hostPID, non-root, no capability, homes read-only, --report-only', (_kind, podOf) => {
+  it.each([
+    ['CronJob', cronPod],
+    ['DaemonSet', daemonPod],
+  ])('%s: no hostPID, non-root, no capability, homes read-only, --report-only', (_kind, podOf) => {
     const pod = podOf(reportOnly);
     expect(pod.hostPID ?? false).toBe(false);
     expect(pod.hostNetwork ?? false).toBe(false);
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     const [container] = pod.containers;
     expect(container.args).toContain('--report-only');
     expect(container.securityContext.capabilities).toEqual({ drop: ['ALL'] });
@@ -165,9 +203,13 @@ describe('the report-only overlay', () => {
 });
 
 describe('configs and the PrometheusRule', () => {
-  const configs = (manifests: Manifest[]) => Object.entries(find(manifests, 'ConfigMap').data as Record<string, string>);
+  const configs = (manifests: Manifest[]) =>
+    Object.entries(find(manifests, 'ConfigMap').data as Record<string, string>);
 
-  it.each([['k8s/base', base], ['k8s/overlays/report-only', reportOnly]])('%s: every config in the ConfigMap is valid for `agent-janitor config`', (_label, manifests) => {
+  it.each([
+    ['k8s/base', base],
+    ['k8s/overlays/report-only', reportOnly],
+  ])('%s: every config in the ConfigMap is valid for `agent-janitor config`', (_label, manifests) => {
     const dir = tempDir();
     for (const [key, text] of configs(manifests)) {
       const file = path.join(dir, key);
@@ -185,9 +227,14 @@ describe('configs and the PrometheusRule', () => {
   });
 
   it('the PrometheusRule is generated from deploy/prometheus/alerts.yaml and up to date', async () => {
-    const generator = (await import(path.join(REPO, 'k8s/generate-prometheusrule.mjs'))) as { prometheusRuleYaml(text: string): string };
+    const generator = (await import(path.join(REPO, 'k8s/generate-prometheusrule.mjs'))) as {
+      prometheusRuleYaml(text: string): string;
+    };
     const alerts = readFileSync(path.join(REPO, 'deploy/prometheus/alerts.yaml'), 'utf8');
-    expect(readFileSync(path.join(BASE, 'prometheusrule.yaml'), 'utf8'), 'run `node k8s/generate-prometheusrule.mjs`').toBe(generator.prometheusRuleYaml(alerts));
+    expect(
+      readFileSync(path.join(BASE, 'prometheusrule.yaml'), 'utf8'),
+      'run `node k8s/generate-prometheusrule.mjs`',
+    ).toBe(generator.prometheusRuleYaml(alerts));
     expect(find(base, 'PrometheusRule').spec.groups).toEqual((parse(alerts) as { groups: unknown }).groups);
   });
 

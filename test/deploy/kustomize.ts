@@ -9,10 +9,24 @@ import { lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [key: string]: unknown }; [key: string]: unknown };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [key: string]: unknown };
+  [key: string]: unknown;
+};
 
-interface Target { group?: string; version?: string; kind?: string; name?: string }
-interface JsonPatchOp { op: 'add' | 'remove' | 'replace'; path: string; value?: unknown }
+interface Target {
+  group?: string;
+  version?: string;
+  kind?: string;
+  name?: string;
+}
+interface JsonPatchOp {
+  op: 'add' | 'remove' | 'replace';
+  path: string;
+  value?: unknown;
+}
 
 const KNOWN_KEYS = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'patches']);
 /** Kinds without a namespace (the ones the manifests here use). */
@@ -41,33 +55,41 @@ export function renderKustomization(dir: string): Manifest[] {
   }
   for (const patch of (kustomization.patches as Array<{ path: string; target: Target }> | undefined) ?? []) {
     const ops = parse(readFileSync(path.join(dir, patch.path), 'utf8')) as JsonPatchOp[];
-    if (!Array.isArray(ops)) throw new Error(`${patch.path}: only JSON patches (a list of operations) are rendered here`);
+    if (!Array.isArray(ops))
+      throw new Error(`${patch.path}: only JSON patches (a list of operations) are rendered here`);
     const matches = out.filter((manifest) => targets(patch.target, manifest));
     if (matches.length === 0) throw new Error(`${patch.path}: its target matches no resource`);
     out = out.map((manifest) => (matches.includes(manifest) ? applyJsonPatch(manifest, ops) : manifest));
   }
   const namespace = kustomization.namespace as string | undefined;
   if (namespace) {
-    out = out.map((manifest) => CLUSTER_SCOPED.has(manifest.kind)
-      ? manifest
-      : { ...manifest, metadata: { ...manifest.metadata, namespace } });
+    out = out.map((manifest) =>
+      CLUSTER_SCOPED.has(manifest.kind) ? manifest : { ...manifest, metadata: { ...manifest.metadata, namespace } },
+    );
   }
   return out;
 }
 
 function targets(target: Target, manifest: Manifest): boolean {
-  const [group, version] = manifest.apiVersion.includes('/') ? manifest.apiVersion.split('/') : ['', manifest.apiVersion];
-  return (target.group === undefined || target.group === group)
-    && (target.version === undefined || target.version === version)
-    && (target.kind === undefined || target.kind === manifest.kind)
-    && (target.name === undefined || target.name === manifest.metadata.name);
+  const [group, version] = manifest.apiVersion.includes('/')
+    ? manifest.apiVersion.split('/')
+    : ['', manifest.apiVersion];
+  return (
+    (target.group === undefined || target.group === group) &&
+    (target.version === undefined || target.version === version) &&
+    (target.kind === undefined || target.kind === manifest.kind) &&
+    (target.name === undefined || target.name === manifest.metadata.name)
+  );
 }
 
 /** RFC 6902 add, remove and replace; a path that does not exist is an error, as in kustomize. */
 export function applyJsonPatch<T>(document: T, ops: readonly JsonPatchOp[]): T {
   const copy = structuredClone(document) as unknown;
   for (const op of ops) {
-    const parts = op.path.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = op.path
+      .split('/')
+      .slice(1)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = parts.pop();
     if (last === undefined) throw new Error(`${op.op} ${op.path}: the whole document cannot be patched here`);
     let parent = copy as Record<string, unknown> | unknown[];

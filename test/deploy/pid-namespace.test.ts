@@ -21,7 +21,10 @@ interface Report {
 
 /** Runs the CLI in a new PID namespace with a /proc of its own, as a container's. */
 function inOwnPidNamespace(args: string[]) {
-  return spawnSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, CLI, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return spawnSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, CLI, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
 }
 
 function onHost(args: string[]) {
@@ -47,7 +50,11 @@ describe('a pass without the host PID namespace', () => {
     const changes = diffInventories(before, inventory(sandbox, { exclude: [path.join(sandbox, 'report')] }));
     // Reading a WAL-mode database, even read-only, touches the -shm file SQLite itself manages.
     const sqliteOwn = (entry: string) => /\.db-(shm|wal)$/.test(entry);
-    expect({ ...changes, changed: changes.changed.filter((entry) => !sqliteOwn(entry)) }).toEqual({ removed: [], changed: [], added: [] });
+    expect({ ...changes, changed: changes.changed.filter((entry) => !sqliteOwn(entry)) }).toEqual({
+      removed: [],
+      changed: [],
+      added: [],
+    });
 
     const seen = onHost(['run', '--report-only', '--json', '--config', config]);
     expect(seen.status, seen.stderr).toBe(0);
@@ -58,13 +65,19 @@ describe('a pass without the host PID namespace', () => {
       const there = hiddenReport.items.find((other) => other.path === item.path);
       expect(there, item.path ?? '').toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
       // The real pass of the demo in the namespace refused it the same way.
-      expect(contained.items.find((other) => other.path === item.path), item.path ?? '').toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
+      expect(
+        contained.items.find((other) => other.path === item.path),
+        item.path ?? '',
+      ).toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
     }
-    expect(hiddenReport.items.some((item) => item.verdict === 'would-delete' || item.verdict === 'deleted')).toBe(false);
+    expect(hiddenReport.items.some((item) => item.verdict === 'would-delete' || item.verdict === 'deleted')).toBe(
+      false,
+    );
 
     const deleted = onHost(['run', '--json', '--config', config]);
     expect(deleted.status, deleted.stderr).toBe(0);
     const after = inventory(sandbox, { exclude: [path.join(sandbox, 'report')] });
-    for (const item of wouldDelete) expect(after.has(path.relative(sandbox, item.path as string)), item.path ?? '').toBe(false);
+    for (const item of wouldDelete)
+      expect(after.has(path.relative(sandbox, item.path as string)), item.path ?? '').toBe(false);
   }, 120_000);
 });

@@ -36,7 +36,9 @@ describe('systemd units', () => {
   it('system service: a low-priority oneshot pass over the system config', () => {
     const service = unit('system', 'agent-janitor.service');
     expect(setting(service, 'Service', 'Type')).toBe('oneshot');
-    expect(setting(service, 'Service', 'ExecStart')).toBe('/usr/local/bin/agent-janitor run --config /etc/agent-janitor/config.yaml');
+    expect(setting(service, 'Service', 'ExecStart')).toBe(
+      '/usr/local/bin/agent-janitor run --config /etc/agent-janitor/config.yaml',
+    );
     expect(setting(service, 'Service', 'Nice')).toBe('19');
     expect(setting(service, 'Service', 'IOSchedulingClass')).toBe('idle');
     expect(setting(service, 'Service', 'SuccessExitStatus')).toBe('75');
@@ -47,12 +49,20 @@ describe('systemd units', () => {
   it('system service: hardened, but nothing hides the homes, /tmp or the processes', () => {
     const service = unit('system', 'agent-janitor.service');
     for (const [key, value] of [
-      ['NoNewPrivileges', 'yes'], ['ProtectSystem', 'strict'], ['ProtectKernelTunables', 'yes'],
-      ['ProtectKernelModules', 'yes'], ['ProtectKernelLogs', 'yes'], ['ProtectControlGroups', 'yes'],
+      ['NoNewPrivileges', 'yes'],
+      ['ProtectSystem', 'strict'],
+      ['ProtectKernelTunables', 'yes'],
+      ['ProtectKernelModules', 'yes'],
+      ['ProtectKernelLogs', 'yes'],
+      ['ProtectControlGroups', 'yes'],
     ]) {
       expect(setting(service, 'Service', key as string), key).toBe(value);
     }
-    expect(listSetting(service, 'Service', 'RestrictAddressFamilies').sort()).toEqual(['AF_INET', 'AF_INET6', 'AF_UNIX']);
+    expect(listSetting(service, 'Service', 'RestrictAddressFamilies').sort()).toEqual([
+      'AF_INET',
+      'AF_INET6',
+      'AF_UNIX',
+    ]);
     expect(setting(service, 'Service', 'SystemCallFilter')).toBe('@system-service');
     expect(setting(service, 'Service', 'SystemCallErrorNumber')).toBe('EPERM');
     for (const [key, forbidden] of BLINDING) {
@@ -73,10 +83,19 @@ describe('systemd units', () => {
   it('user service: no capabilities, no settings a user manager needs user namespaces for', () => {
     const service = unit('user', 'agent-janitor.service');
     expect(setting(service, 'Service', 'Type')).toBe('oneshot');
-    expect(setting(service, 'Service', 'ExecStart')).toBe('/usr/local/bin/agent-janitor run --config %h/.config/agent-janitor/config.yaml');
+    expect(setting(service, 'Service', 'ExecStart')).toBe(
+      '/usr/local/bin/agent-janitor run --config %h/.config/agent-janitor/config.yaml',
+    );
     expect(setting(service, 'Service', 'Nice')).toBe('19');
     expect(setting(service, 'Service', 'IOSchedulingClass')).toBe('idle');
-    for (const key of ['CapabilityBoundingSet', 'AmbientCapabilities', 'ProtectSystem', 'ReadWritePaths', 'StateDirectory', 'User']) {
+    for (const key of [
+      'CapabilityBoundingSet',
+      'AmbientCapabilities',
+      'ProtectSystem',
+      'ReadWritePaths',
+      'StateDirectory',
+      'User',
+    ]) {
       expect(setting(service, 'Service', key), key).toBeUndefined();
     }
     for (const [key] of BLINDING) expect(setting(service, 'Service', key), key).toBeUndefined();
@@ -90,8 +109,26 @@ describe('systemd units', () => {
     const log = path.join(dir, 'strace.txt');
     // Only the calls outside the filter are traced (a seccomp filter of strace's own picks them).
     const outside = `!${[...allowed].map((name) => `?${name}`).join(',')}`;
-    const traced = spawnSync('strace', ['-f', '-qq', '--seccomp-bpf', '-e', `trace=${outside}`, '-e', 'signal=none', '-o', log,
-      process.execPath, CLI, 'demo', '--dir', path.join(dir, 'sandbox')], { encoding: 'utf8', timeout: 120_000 });
+    const traced = spawnSync(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '--seccomp-bpf',
+        '-e',
+        `trace=${outside}`,
+        '-e',
+        'signal=none',
+        '-o',
+        log,
+        process.execPath,
+        CLI,
+        'demo',
+        '--dir',
+        path.join(dir, 'sandbox'),
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     expect(traced.error, 'strace (Debian package strace) must be installed').toBeUndefined();
     expect(traced.status, traced.stderr).toBe(0);
     const calls = new Set([...readFileSync(log, 'utf8').matchAll(/^\d+ +([a-z_0-9]+)\(/gm)].map((m) => m[1] as string));
@@ -111,7 +148,11 @@ describe('systemd units', () => {
   });
 
   it.each(['system', 'user'])('the %s example config is a valid config', (scope) => {
-    const result = spawnSync(process.execPath, [CLI, 'config', '--config', path.join(REPO, 'systemd', scope, 'config.yaml')], { encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      [CLI, 'config', '--config', path.join(REPO, 'systemd', scope, 'config.yaml')],
+      { encoding: 'utf8' },
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('minAge: 1h');
   });
@@ -129,7 +170,8 @@ function expandSyscallGroup(group: string): Set<string> {
       groups.set(line, current);
     } else if (current && line !== '' && !line.startsWith('#')) current.push(line);
   }
-  const expand = (name: string): string[] => (groups.get(name) ?? []).flatMap((member) => (member.startsWith('@') ? expand(member) : [member]));
+  const expand = (name: string): string[] =>
+    (groups.get(name) ?? []).flatMap((member) => (member.startsWith('@') ? expand(member) : [member]));
   if (!groups.has(group)) throw new Error(`systemd-analyze syscall-filter knows no ${group}`);
   return new Set(expand(group));
 }
@@ -138,10 +180,16 @@ function expandSyscallGroup(group: string): Set<string> {
 function stagingRoot(): string {
   const root = tempDir('aj-systemd-');
   mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
-  writeFileSync(path.join(root, 'usr/local/bin/agent-janitor'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
+  writeFileSync(
+    path.join(root, 'usr/local/bin/agent-janitor'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+  );
   chmodSync(path.join(root, 'usr/local/bin/agent-janitor'), 0o755);
   // verify resolves the timer's and service's dependencies (timers.target, sysinit.target...).
-  cpSync('/usr/lib/systemd/system', path.join(root, 'usr/lib/systemd/system'), { recursive: true, verbatimSymlinks: true });
+  cpSync('/usr/lib/systemd/system', path.join(root, 'usr/lib/systemd/system'), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
   return root;
 }
 
@@ -155,7 +203,10 @@ function install(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 function verify(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync('systemd-analyze', args, { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_COLOR: '0', ...env } });
+  return spawnSync('systemd-analyze', args, {
+    encoding: 'utf8',
+    env: { ...process.env, SYSTEMD_LOG_COLOR: '0', ...env },
+  });
 }
 
 describe('deploy/install.sh and systemd-analyze verify', () => {
@@ -166,9 +217,18 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     expect(first.stdout).toContain('installed: /etc/systemd/system/agent-janitor.service');
     expect(first.stdout).toContain('installed: /etc/agent-janitor/config.yaml');
     // With the default binary and config path the installed unit is the shipped one, byte for byte.
-    expect(readFileSync(path.join(root, 'etc/systemd/system/agent-janitor.service'), 'utf8')).toBe(unitText('system', 'agent-janitor.service'));
-    expect(readFileSync(path.join(root, 'etc/agent-janitor/config.yaml'), 'utf8')).toBe(unitText('system', 'config.yaml'));
-    const checked = verify(['verify', `--root=${root}`, '/etc/systemd/system/agent-janitor.service', '/etc/systemd/system/agent-janitor.timer']);
+    expect(readFileSync(path.join(root, 'etc/systemd/system/agent-janitor.service'), 'utf8')).toBe(
+      unitText('system', 'agent-janitor.service'),
+    );
+    expect(readFileSync(path.join(root, 'etc/agent-janitor/config.yaml'), 'utf8')).toBe(
+      unitText('system', 'config.yaml'),
+    );
+    const checked = verify([
+      'verify',
+      `--root=${root}`,
+      '/etc/systemd/system/agent-janitor.service',
+      '/etc/systemd/system/agent-janitor.timer',
+    ]);
     expect(checked.stderr).toBe('');
     expect(checked.status).toBe(0);
   });
@@ -180,7 +240,10 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('ProtectSystem=strict', 'ProtectSytem=strict'));
     const misspelt = verify(['verify', `--root=${root}`, '/etc/systemd/system/agent-janitor.service']);
     expect(misspelt.stderr).toContain("Unknown key 'ProtectSytem'");
-    writeFileSync(file, unitText('system', 'agent-janitor.service').replace('/usr/local/bin/agent-janitor', '/usr/local/bin/absent'));
+    writeFileSync(
+      file,
+      unitText('system', 'agent-janitor.service').replace('/usr/local/bin/agent-janitor', '/usr/local/bin/absent'),
+    );
     const missing = verify(['verify', `--root=${root}`, '/etc/systemd/system/agent-janitor.service']);
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toContain('/usr/local/bin/absent');
@@ -215,7 +278,11 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     const replaced = install(['--root', root, '--bin', '/usr/local/bin/agent-janitor', '--config', good]);
     expect(replaced.status, replaced.stderr).toBe(0);
     // The config is replaced by a new file, so its folder's mtime moves too.
-    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: ['etc/agent-janitor', 'etc/agent-janitor/config.yaml'], added: [] });
+    expect(diffInventories(before, inv(root))).toEqual({
+      removed: [],
+      changed: ['etc/agent-janitor', 'etc/agent-janitor/config.yaml'],
+      added: [],
+    });
     expect(readFileSync(path.join(root, 'etc/agent-janitor/config.yaml'), 'utf8')).toBe(readFileSync(good, 'utf8'));
   });
 
@@ -229,7 +296,9 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     const placed = install(['--root', root, '--bin', '/opt/aj/bin/agent-janitor']);
     expect(placed.status, placed.stderr).toBe(0);
     const installed = parseUnit(readFileSync(path.join(root, 'etc/systemd/system/agent-janitor.service'), 'utf8'));
-    expect(setting(installed, 'Service', 'ExecStart')).toBe('/opt/aj/bin/agent-janitor run --config /etc/agent-janitor/config.yaml');
+    expect(setting(installed, 'Service', 'ExecStart')).toBe(
+      '/opt/aj/bin/agent-janitor run --config /etc/agent-janitor/config.yaml',
+    );
     const checked = verify(['verify', `--root=${root}`, '/etc/systemd/system/agent-janitor.service']);
     expect(checked.stderr).toBe('');
   });
@@ -247,9 +316,16 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     expect(done.stdout).toContain('skipped: systemctl --user enable --now agent-janitor.timer');
     const unitDir = path.join(home, '.config/systemd/user');
     const installed = parseUnit(readFileSync(path.join(unitDir, 'agent-janitor.service'), 'utf8'));
-    expect(setting(installed, 'Service', 'ExecStart')).toBe(`${bin} run --config ${home}/.config/agent-janitor/config.yaml`);
-    expect(readFileSync(path.join(home, '.config/agent-janitor/config.yaml'), 'utf8')).toBe(unitText('user', 'config.yaml'));
-    const checked = verify(['--user', 'verify', path.join(unitDir, 'agent-janitor.service'), path.join(unitDir, 'agent-janitor.timer')], env);
+    expect(setting(installed, 'Service', 'ExecStart')).toBe(
+      `${bin} run --config ${home}/.config/agent-janitor/config.yaml`,
+    );
+    expect(readFileSync(path.join(home, '.config/agent-janitor/config.yaml'), 'utf8')).toBe(
+      unitText('user', 'config.yaml'),
+    );
+    const checked = verify(
+      ['--user', 'verify', path.join(unitDir, 'agent-janitor.service'), path.join(unitDir, 'agent-janitor.timer')],
+      env,
+    );
     expect(checked.stderr).toBe('');
     expect(checked.status).toBe(0);
     const before = inv(root);

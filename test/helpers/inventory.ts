@@ -25,7 +25,8 @@ export function inventory(root: string, options: { exclude?: string[] } = {}): M
       if (exclude.some((excluded) => full === excluded || full.startsWith(excluded + path.sep))) continue;
       const stats = lstatSync(full);
       const key = path.relative(root, full);
-      if (stats.isSymbolicLink()) out.set(key, { type: 'link', size: stats.size, mtimeMs: stats.mtimeMs, link: readlinkSync(full) });
+      if (stats.isSymbolicLink())
+        out.set(key, { type: 'link', size: stats.size, mtimeMs: stats.mtimeMs, link: readlinkSync(full) });
       else if (stats.isDirectory()) {
         out.set(key, { type: 'dir', size: 0, mtimeMs: stats.mtimeMs });
         pending.push(full);
@@ -39,7 +40,10 @@ export function inventory(root: string, options: { exclude?: string[] } = {}): M
 }
 
 /** The entries of `before` that are missing or different in `after`, and the ones added. */
-export function diffInventories(before: Map<string, Entry>, after: Map<string, Entry>): { removed: string[]; changed: string[]; added: string[] } {
+export function diffInventories(
+  before: Map<string, Entry>,
+  after: Map<string, Entry>,
+): { removed: string[]; changed: string[]; added: string[] } {
   const removed: string[] = [];
   const changed: string[] = [];
   const added: string[] = [];

@@ -11,12 +11,20 @@ const holders: ChildProcess[] = [];
  */
 export async function holdRunLock(reportDir: string): Promise<ChildProcess> {
   const module = path.join(path.dirname(CLI), 'safety', 'run-lock.js');
-  const holder = spawn(process.execPath, ['--input-type=module', '-e', [
-    `import { acquireRunLock } from ${JSON.stringify(module)};`,
-    `await acquireRunLock(${JSON.stringify(reportDir)});`,
-    'console.log("locked");',
-    'setInterval(() => {}, 60_000);',
-  ].join('\n')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const holder = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      [
+        `import { acquireRunLock } from ${JSON.stringify(module)};`,
+        `await acquireRunLock(${JSON.stringify(reportDir)});`,
+        'console.log("locked");',
+        'setInterval(() => {}, 60_000);',
+      ].join('\n'),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   holders.push(holder);
   await new Promise<void>((resolve, reject) => {
     holder.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());

@@ -37,6 +37,9 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
 /** The report item at `p`, or a test failure naming what the report holds instead. */
 export function itemAt(report: Report, p: string): ReportItem {
   const found = report.items.find((item) => item.path === p);
-  if (!found) throw new Error(`no item for ${p}; the report has: ${report.items.map((i) => `${i.path} ${i.verdict}`).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `no item for ${p}; the report has: ${report.items.map((i) => `${i.path} ${i.verdict}`).join(', ')}`,
+    );
   return found;
 }

@@ -25,7 +25,9 @@ export async function holdFlock(file: string): Promise<ChildProcess> {
 async function lockedInProcLocks(file: string): Promise<boolean> {
   const { readFileSync, statSync } = await import('node:fs');
   const ino = statSync(file).ino;
-  return readFileSync('/proc/locks', 'utf8').split('\n').some((line) => line.includes(`:${ino} `));
+  return readFileSync('/proc/locks', 'utf8')
+    .split('\n')
+    .some((line) => line.includes(`:${ino} `));
 }
 
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {

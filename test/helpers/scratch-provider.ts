@@ -25,17 +25,37 @@ export function scratchProvider(options: {
       for (const entry of readdirSync(options.root)) {
         const full = path.join(options.root, entry);
         if (quarantinedName(entry) !== null) {
-          candidates.push({ provider: name, kind: 'quarantine', path: full, root: options.root,
-            judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: 'a quarantine left by an earlier pass' } });
+          candidates.push({
+            provider: name,
+            kind: 'quarantine',
+            path: full,
+            root: options.root,
+            judgement: {
+              decision: 'delete',
+              reason: 'quarantine-leftover',
+              detail: 'a quarantine left by an earlier pass',
+            },
+          });
           continue;
         }
         const judgement = options.failWith
           ? { decision: 'refused' as const, reason: 'source-unreadable', detail: options.failWith }
-          : (options.judgements?.[entry] ?? { decision: 'delete' as const, reason: 'test-dead', detail: `${entry} is dead by the test's record` });
+          : (options.judgements?.[entry] ?? {
+              decision: 'delete' as const,
+              reason: 'test-dead',
+              detail: `${entry} is dead by the test's record`,
+            });
         candidates.push({ provider: name, kind: 'session-home', path: full, root: options.root, judgement });
       }
       return {
-        roots: [{ provider: name, root: options.root, ok: !options.failWith, ...(options.failWith ? { error: options.failWith } : {}) }],
+        roots: [
+          {
+            provider: name,
+            root: options.root,
+            ok: !options.failWith,
+            ...(options.failWith ? { error: options.failWith } : {}),
+          },
+        ],
         candidates,
       };
     },

@@ -7,7 +7,10 @@ import { coreWorktreeOf, readRecordedWorktree } from '../../src/providers/kilo/c
 import { tempDir } from '../helpers/temp.js';
 import { git } from './fixtures.js';
 
-type GitAnswer = { state: 'recorded'; value: string } | { state: 'unrecorded' } | { state: 'unreadable'; problem: string };
+type GitAnswer =
+  | { state: 'recorded'; value: string }
+  | { state: 'unrecorded' }
+  | { state: 'unreadable'; problem: string };
 
 /** What git itself answers: `git config --file <file> --get core.worktree`. */
 function gitAnswer(file: string): GitAnswer {
@@ -25,7 +28,11 @@ function kiloGitdir(root: string, name: string, worktree: string): string {
   const gitdir = path.join(root, 'snapshot', 'project', name);
   mkdirSync(gitdir, { recursive: true });
   git(['init', '-q'], { env: { GIT_DIR: gitdir, GIT_WORK_TREE: worktree } });
-  for (const [key, value] of [['core.autocrlf', 'false'], ['core.longpaths', 'true'], ['core.symlinks', 'true']] as const) {
+  for (const [key, value] of [
+    ['core.autocrlf', 'false'],
+    ['core.longpaths', 'true'],
+    ['core.symlinks', 'true'],
+  ] as const) {
     git(['--git-dir', gitdir, 'config', key, value]);
   }
   return gitdir;
@@ -60,9 +67,11 @@ describe("a checkpoint repository's core.worktree, read from its config file", (
   it('reads the plain files it fully understands itself, as git does', async () => {
     const dir = tempDir('aj-kilo-config-');
     const cases: Record<string, string> = {
-      'comments and blank lines': '# made by hand\n\n[core]\n\t; a comment\n\trepositoryformatversion = 0\n\n\tworktree = /srv/a b/w\n',
+      'comments and blank lines':
+        '# made by hand\n\n[core]\n\t; a comment\n\trepositoryformatversion = 0\n\n\tworktree = /srv/a b/w\n',
       'names in capitals': '[CORE]\n\tWorkTree = /srv/caps\n',
-      'other sections and subsections': '[remote "origin"]\n\turl = https://example.test/r.git\n[core "sub"]\n\tworktree = /not/this\n[core]\n\tworktree=/srv/this\n[branch "main"]\n\tremote = origin\n',
+      'other sections and subsections':
+        '[remote "origin"]\n\turl = https://example.test/r.git\n[core "sub"]\n\tworktree = /not/this\n[core]\n\tworktree=/srv/this\n[branch "main"]\n\tremote = origin\n',
       'no worktree at all': '[core]\n\tbare = false\n\tfilemode\n',
       'an empty file': '',
       'a relative worktree': '[core]\n\tworktree = ../../w\n',
@@ -99,14 +108,19 @@ describe("a checkpoint repository's core.worktree, read from its config file", (
       'an entry before any section': 'worktree = /srv/w\n[core]\n',
       'a line git cannot parse': '[core\n\tworktree = /srv/w\n',
       'a NUL byte': '[core]\n\tworktree = /srv/w\0x\n',
-      'bytes that are not UTF-8': Buffer.concat([Buffer.from('[core]\n\tworktree = /srv/'), Buffer.from([0xff, 0xfe]), Buffer.from('\n')]),
+      'bytes that are not UTF-8': Buffer.concat([
+        Buffer.from('[core]\n\tworktree = /srv/'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('\n'),
+      ]),
       'a file too large to be one git wrote': `[core]\n\tworktree = /srv/big\n${'# padding\n'.repeat(8000)}`,
     };
     for (const [name, content] of Object.entries(cases)) {
       const file = configWith(dir, name, content);
       const read = await readRecordedWorktree(file);
       const answer = gitAnswer(file);
-      if (answer.state === 'unreadable') expect({ name, state: read.state, via: read.via }).toEqual({ name, state: 'unreadable', via: 'git' });
+      if (answer.state === 'unreadable')
+        expect({ name, state: read.state, via: read.via }).toEqual({ name, state: 'unreadable', via: 'git' });
       else expect({ name, read }).toEqual({ name, read: { ...answer, via: 'git' } });
     }
   });
@@ -130,17 +144,49 @@ describe("a checkpoint repository's core.worktree, read from its config file", (
   it('never answers other than git on configs made of plain and odd lines alike', () => {
     const dir = tempDir('aj-kilo-config-');
     const header = fc.constantFrom('[core]', '[Core]', ' [CORE] ', '[core "x"]', '[remote "o"]', '[user]');
-    const worktree = fc.constantFrom('\tworktree = /w/a', '\tWorkTree=/w/b', 'worktree = /w/c d', '\tworktree = /w/e ', '\tworktree =  /w/f\t');
+    const worktree = fc.constantFrom(
+      '\tworktree = /w/a',
+      '\tWorkTree=/w/b',
+      'worktree = /w/c d',
+      '\tworktree = /w/e ',
+      '\tworktree =  /w/f\t',
+    );
     const entry = fc.constantFrom('\tbare = false', '\tbare', '\tx-y = 1 ; c', '\tpath = /p # "c"', '\tname = a b');
     const other = fc.constantFrom('', '   ', '# comment', '; c "q" \\', '\t# worktree = /w/no');
     const odd = fc.constantFrom(
-      '[core.sub]', '[include]', '[includeIf "x"]', '[core] # c', '[core]worktree=/h', '[core', '\tworktree', '\tworktree =', '\tworktree = "/w/q"',
-      '\tworktree = /w/#g', '\tworktree = /w/h\\', '\tbare = "x', '\tbare = x\\', '\t9bad = 1', '\r', 'garbage', '\tworktree = /w/i\r', '\ufeff[core]',
+      '[core.sub]',
+      '[include]',
+      '[includeIf "x"]',
+      '[core] # c',
+      '[core]worktree=/h',
+      '[core',
+      '\tworktree',
+      '\tworktree =',
+      '\tworktree = "/w/q"',
+      '\tworktree = /w/#g',
+      '\tworktree = /w/h\\',
+      '\tbare = "x',
+      '\tbare = x\\',
+      '\t9bad = 1',
+      '\r',
+      'garbage',
+      '\tworktree = /w/i\r',
+      '\ufeff[core]',
     );
-    const line = fc.oneof({ arbitrary: header, weight: 2 }, { arbitrary: entry, weight: 4 }, { arbitrary: other, weight: 2 }, { arbitrary: odd, weight: 1 });
+    const line = fc.oneof(
+      { arbitrary: header, weight: 2 },
+      { arbitrary: entry, weight: 4 },
+      { arbitrary: other, weight: 2 },
+      { arbitrary: odd, weight: 1 },
+    );
     // A header, lines, and mostly one worktree entry put somewhere among them.
     const config = fc
-      .tuple(header, fc.array(line, { maxLength: 6 }), fc.option(fc.tuple(worktree, fc.nat()), { freq: 3 }), fc.boolean())
+      .tuple(
+        header,
+        fc.array(line, { maxLength: 6 }),
+        fc.option(fc.tuple(worktree, fc.nat()), { freq: 3 }),
+        fc.boolean(),
+      )
       .map(([first, lines, inserted, finalNewline]) => {
         const all: string[] = [first, ...lines];
         if (inserted) all.splice(1 + (inserted[1] % all.length), 0, inserted[0]);
@@ -154,7 +200,9 @@ describe("a checkpoint repository's core.worktree, read from its config file", (
         seen[reading.kind] += 1;
         if (reading.kind === 'unsure') return;
         const answer = gitAnswer(configWith(dir, `case-${(index += 1)}`, text));
-        expect(reading.kind === 'value' ? { state: 'recorded', value: reading.value } : { state: 'unrecorded' }).toEqual(answer);
+        expect(
+          reading.kind === 'value' ? { state: 'recorded', value: reading.value } : { state: 'unrecorded' },
+        ).toEqual(answer);
       }),
       { seed: 20261130, numRuns: 400 },
     );

@@ -48,7 +48,10 @@ function serverWorktree(s: Scene, name: string, seeded = true): { worktree: stri
 function kiloDb(s: Scene, name = 'kilo.db', worktree?: string): string {
   return makeKiloDb(path.join(s.data, name), {
     projects: [{ id: s.projectId, worktree: s.repo, sandboxes: [] }],
-    sessions: [{ projectId: s.projectId, directory: s.repo }, ...(worktree ? [{ projectId: s.projectId, directory: worktree }] : [])],
+    sessions: [
+      { projectId: s.projectId, directory: s.repo },
+      ...(worktree ? [{ projectId: s.projectId, directory: worktree }] : []),
+    ],
   });
 }
 
@@ -104,7 +107,12 @@ describe('kilo databases: read-only, fail closed', () => {
     const { worktree, gitdir } = serverWorktree(s, 'locked-out');
     const db = kiloDb(s, 'kilo.db', worktree);
     await holdDatabase(db, 'exclusive');
-    const quarantine = path.join(s.data, 'snapshot', s.projectId, `.${sha1('old')}.cleanup-0b7c6e3a-55d1-4a7e-9d7b-2f1e7d9c0a11`);
+    const quarantine = path.join(
+      s.data,
+      'snapshot',
+      s.projectId,
+      `.${sha1('old')}.cleanup-0b7c6e3a-55d1-4a7e-9d7b-2f1e7d9c0a11`,
+    );
     writeFileSync(path.join(makeDir(quarantine), 'HEAD'), 'ref: refs/heads/main\n');
 
     const { report, exitCode } = await runKilo(s);
@@ -135,7 +143,8 @@ describe('kilo databases: read-only, fail closed', () => {
     expect(report.providers).toHaveLength(1);
     expect(report.providers[0]).toMatchObject({ provider: 'kilo', root: s.data, ok: false });
     expect(report.providers[0]?.error).toMatch(/kilo\.db: cannot be read/);
-    for (const repo of [gitdir, managedRepo]) expect(itemAt(report, repo)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
+    for (const repo of [gitdir, managedRepo])
+      expect(itemAt(report, repo)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
     expect(diffInventories(before, snapshotOf(s)).removed).toEqual([]);
   });
 
@@ -163,7 +172,9 @@ describe('kilo databases: read-only, fail closed', () => {
     expect(itemAt(report, channel.gitdir)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
 
     const other = serverWorktree(s, 'from-env');
-    const elsewhere = makeKiloDb(path.join(s.root, 'custom', 'my-kilo.db'), { projects: [{ id: s.projectId, worktree: s.repo }] });
+    const elsewhere = makeKiloDb(path.join(s.root, 'custom', 'my-kilo.db'), {
+      projects: [{ id: s.projectId, worktree: s.repo }],
+    });
     rmSync(path.join(s.data, 'kilo-dev.db'));
     const foreign = await runKilo(s, { reportOnly: true, env: { KILO_DB: elsewhere } });
     expect(itemAt(foreign.report, other.gitdir)).toMatchObject({ verdict: 'refused', reason: 'owner-unknown' });

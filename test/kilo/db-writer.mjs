@@ -14,6 +14,8 @@ if (mode === 'exclusive') {
   db.pragma('journal_mode = WAL');
   db.exec('BEGIN IMMEDIATE');
 }
-db.prepare("INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES ('uncommitted', '/nowhere', 'git', 0, 0, '[]')").run();
+db.prepare(
+  "INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES ('uncommitted', '/nowhere', 'git', 0, 0, '[]')",
+).run();
 process.stdout.write('ready\n');
 setInterval(() => {}, 60_000);

@@ -15,7 +15,13 @@ describe('the kilo demo sandbox', () => {
     await kiloSandbox.build({ root, home, old: new Date(Date.now() - 3 * 86_400_000) });
     const work = tempDir('aj-kilo-demo-run-');
     const run = (reportOnly: boolean) =>
-      pass({ dir: work, config: { homes: [home], minAge: '1h' }, only: ['kilo'], reportOnly, env: { HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', KILO_DB: '' } });
+      pass({
+        dir: work,
+        config: { homes: [home], minAge: '1h' },
+        only: ['kilo'],
+        reportOnly,
+        env: { HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', KILO_DB: '' },
+      });
 
     const before = inventory(root);
     const dry = await run(true);
@@ -47,6 +53,8 @@ describe('the kilo demo sandbox', () => {
     const seeded = deleted.find((item) => item.detail.includes('refs/kilo/materialize/'));
     expect(seeded).toBeDefined();
     expect(refExists(repo, pinOf(seeded?.path as string))).toBe(false);
-    expect(real.report.items.filter((item) => item.verdict !== 'deleted').every((item) => existsSync(item.path as string))).toBe(true);
+    expect(
+      real.report.items.filter((item) => item.verdict !== 'deleted').every((item) => existsSync(item.path as string)),
+    ).toBe(true);
   });
 });

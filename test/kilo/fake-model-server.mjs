@@ -11,7 +11,12 @@ export function startFakeModelServer() {
       requests.push({ method: req.method, url: req.url });
       if (req.method === 'GET' && req.url?.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }] }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }],
+          }),
+        );
         return;
       }
       if (req.method === 'POST' && req.url?.endsWith('/chat/completions')) {
@@ -42,18 +47,31 @@ function streamAnswer(res, body) {
   const text = 'Hi.';
   if (!wantsStream) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id, object: 'chat.completion', created, model: 'fake-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-    }));
+    res.end(
+      JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created,
+        model: 'fake-model',
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const chunk = (delta, finish) => ({ id, object: 'chat.completion.chunk', created, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta, finish) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: 'fake-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   res.write(`data: ${JSON.stringify(chunk({ role: 'assistant', content: '' }, null))}\n\n`);
   res.write(`data: ${JSON.stringify(chunk({ content: text }, null))}\n\n`);
-  res.write(`data: ${JSON.stringify({ ...chunk({}, 'stop'), usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ ...chunk({}, 'stop'), usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })}\n\n`,
+  );
   res.write('data: [DONE]\n\n');
   res.end();
 }

@@ -47,10 +47,14 @@ export function hasGitLfs(): boolean {
 }
 
 const LFS_FILTER = [
-  '-c', 'filter.lfs.clean=git-lfs clean -- %f',
-  '-c', 'filter.lfs.smudge=git-lfs smudge -- %f',
-  '-c', 'filter.lfs.process=git-lfs filter-process',
-  '-c', 'filter.lfs.required=true',
+  '-c',
+  'filter.lfs.clean=git-lfs clean -- %f',
+  '-c',
+  'filter.lfs.smudge=git-lfs smudge -- %f',
+  '-c',
+  'filter.lfs.process=git-lfs filter-process',
+  '-c',
+  'filter.lfs.required=true',
 ];
 
 export interface KiloPaths {
@@ -142,11 +146,15 @@ function seed(gitdir: string, owner: string): void {
   mkdirSync(path.join(staging, 'pack'), { recursive: true });
   put(path.join(gitdir, 'objects', 'info', 'alternates'), `${path.join(owner, '.git', 'objects')}\n${staging}\n`);
   const tree = git(['-C', owner, 'rev-parse', 'HEAD^{tree}']).trim();
-  execFileSync('git', ['--git-dir', path.join(owner, '.git'), 'pack-objects', '-q', path.join(staging, 'pack', 'seed')], {
-    input: `${tree}\n`,
-    env: { ...process.env, ...GIT_ENV },
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
+  execFileSync(
+    'git',
+    ['--git-dir', path.join(owner, '.git'), 'pack-objects', '-q', path.join(staging, 'pack', 'seed')],
+    {
+      input: `${tree}\n`,
+      env: { ...process.env, ...GIT_ENV },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    },
+  );
   git(['-C', owner, 'update-ref', pinOf(gitdir), tree]);
 }
 
@@ -162,13 +170,22 @@ export function refExists(repo: string, ref: string): boolean {
 }
 
 /** `<R>/.kilo/agent-manager.json` in the Agent Manager's shape. */
-export function writeAgentManager(repo: string, worktrees: Array<{ path: string; branch: string }>, folder = '.kilo'): string {
+export function writeAgentManager(
+  repo: string,
+  worktrees: Array<{ path: string; branch: string }>,
+  folder = '.kilo',
+): string {
   const file = path.join(repo, folder, 'agent-manager.json');
   const data = {
     worktrees: Object.fromEntries(
       worktrees.map((entry, index) => [
         `wt-${1_790_000_000_000 + index}-${index + 1}`,
-        { branch: entry.branch, path: entry.path, parentBranch: 'main', createdAt: new Date(1_790_000_000_000).toISOString() },
+        {
+          branch: entry.branch,
+          path: entry.path,
+          parentBranch: 'main',
+          createdAt: new Date(1_790_000_000_000).toISOString(),
+        },
       ]),
     ),
     sessions: {},
@@ -219,16 +236,32 @@ export function makeKiloDb(file: string, content: KiloDbContent): string {
     db.pragma('journal_mode = WAL');
     db.exec(KILO_SCHEMA);
     const now = 1_790_000_000_000;
-    const project = db.prepare('INSERT INTO project (id, worktree, vcs, name, time_created, time_updated, sandboxes) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const directory = db.prepare('INSERT INTO project_directory (project_id, directory, type, strategy, time_created) VALUES (?, ?, ?, ?, ?)');
-    const session = db.prepare('INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const project = db.prepare(
+      'INSERT INTO project (id, worktree, vcs, name, time_created, time_updated, sandboxes) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const directory = db.prepare(
+      'INSERT INTO project_directory (project_id, directory, type, strategy, time_created) VALUES (?, ?, ?, ?, ?)',
+    );
+    const session = db.prepare(
+      'INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     for (const row of content.projects) {
       project.run(row.id, row.worktree, 'git', null, now, now, JSON.stringify(row.sandboxes ?? []));
       directory.run(row.id, row.worktree, null, null, now);
     }
-    for (const row of content.directories ?? []) directory.run(row.projectId, row.directory, null, row.strategy ?? 'git_worktree', now);
+    for (const row of content.directories ?? [])
+      directory.run(row.projectId, row.directory, null, row.strategy ?? 'git_worktree', now);
     (content.sessions ?? []).forEach((row, index) => {
-      session.run(`ses_${String(index).padStart(26, '0')}`, row.projectId, `slug-${index}`, row.directory, row.title ?? `New session ${index}`, '7.7.9', now + index, now + index);
+      session.run(
+        `ses_${String(index).padStart(26, '0')}`,
+        row.projectId,
+        `slug-${index}`,
+        row.directory,
+        row.title ?? `New session ${index}`,
+        '7.7.9',
+        now + index,
+        now + index,
+      );
     });
   } finally {
     db.close();
@@ -242,8 +275,14 @@ export function writeKiloLock(lockDir: string, heartbeatAt: Date, pid = 4242): v
   writeFileSync(path.join(lockDir, 'heartbeat'), '');
   writeFileSync(
     path.join(lockDir, 'meta.json'),
-    JSON.stringify({ token: '3b241101-e2bb-4255-8caf-4136c566a962', pid, hostname: 'devbox-1', createdAt: heartbeatAt.toISOString() }),
+    JSON.stringify({
+      token: '3b241101-e2bb-4255-8caf-4136c566a962',
+      pid,
+      hostname: 'devbox-1',
+      createdAt: heartbeatAt.toISOString(),
+    }),
   );
 }
 
-export const lockDirOf = (state: string, gitdir: string): string => path.join(state, 'locks', `${sha1(`snapshot:${gitdir}`)}.lock`);
+export const lockDirOf = (state: string, gitdir: string): string =>
+  path.join(state, 'locks', `${sha1(`snapshot:${gitdir}`)}.lock`);

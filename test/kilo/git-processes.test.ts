@@ -51,7 +51,10 @@ function countByCommand(calls: string[]): Record<string, number> {
 }
 
 /** A real pass over the scene's home whose Kilo provider runs `afterGather` between gathering and deleting. */
-async function passOver(s: Scene, options: { reportOnly?: boolean; afterGather?: () => void } = {}): Promise<PassResult> {
+async function passOver(
+  s: Scene,
+  options: { reportOnly?: boolean; afterGather?: () => void } = {},
+): Promise<PassResult> {
   const file = path.join(s.work, 'agent-janitor.yaml');
   writeFileSync(file, stringify({ reportDir: path.join(s.work, 'report'), homes: [s.home], minAge: '0s' }));
   const env = { ...process.env, ...FOREIGN_ENV };
@@ -64,7 +67,14 @@ async function passOver(s: Scene, options: { reportOnly?: boolean; afterGather?:
       return gathered;
     },
   };
-  return runPass({ config, providers: [provider], only: ['kilo'], reportOnly: options.reportOnly ?? false, log: pino({ level: 'silent' }), env });
+  return runPass({
+    config,
+    providers: [provider],
+    only: ['kilo'],
+    reportOnly: options.reportOnly ?? false,
+    log: pino({ level: 'silent' }),
+    env,
+  });
 }
 
 /** Checkpoint repositories of worktrees of R: `dead` of them removed with `kilo worktree remove`, `live` still there. */
@@ -92,8 +102,10 @@ describe('git processes of a Kilo pass', () => {
 
     const { report } = await passOver(s, { reportOnly: true });
 
-    for (const gitdir of [...kilo.dead, ...opencode.dead]) expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'would-delete', reason: 'worktree-removed' });
-    for (const gitdir of [...kilo.live, ...opencode.live]) expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'kept', reason: 'worktree-present' });
+    for (const gitdir of [...kilo.dead, ...opencode.dead])
+      expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'would-delete', reason: 'worktree-removed' });
+    for (const gitdir of [...kilo.live, ...opencode.live])
+      expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'kept', reason: 'worktree-present' });
     expect(countByCommand(calls())).toEqual({ 'rev-parse': 1, 'worktree list': 1, 'for-each-ref': 1 });
     expect(diffInventories(before, snapshotOf(s))).toEqual({ removed: [], changed: [], added: [] });
   });
@@ -112,8 +124,10 @@ describe('git processes of a Kilo pass', () => {
 
     const { report } = await passOver(s, { reportOnly: true });
 
-    for (const gitdir of made.dead) expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'would-delete', reason: 'worktree-removed' });
-    for (const gitdir of made.live) expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'kept', reason: 'worktree-present' });
+    for (const gitdir of made.dead)
+      expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'would-delete', reason: 'worktree-removed' });
+    for (const gitdir of made.live)
+      expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'kept', reason: 'worktree-present' });
     const asked = calls().filter((call) => call.includes(' config --file '));
     expect(asked.map((call) => call.slice(call.indexOf('--file ') + '--file '.length, call.indexOf(' --get')))).toEqual(
       expect.arrayContaining([config(crlf), config(quoted)]),
@@ -133,10 +147,16 @@ describe('git processes of a Kilo pass', () => {
 
     const { report } = await passOver(s);
 
-    for (const gitdir of made.dead) expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
+    for (const gitdir of made.dead)
+      expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
     for (const gitdir of made.live) expect(itemAt(report, gitdir).verdict).toBe('kept');
     // Gathering reads R once (three processes); under each lock only `git worktree list` runs again.
-    expect(countByCommand(calls())).toEqual({ 'rev-parse': 1, 'worktree list': 1 + made.dead.length, 'for-each-ref': 1, 'update-ref': 1 });
+    expect(countByCommand(calls())).toEqual({
+      'rev-parse': 1,
+      'worktree list': 1 + made.dead.length,
+      'for-each-ref': 1,
+      'update-ref': 1,
+    });
     expect(refExists(s.repo, pinOf(pinned))).toBe(false);
     expectOnlyRemoved(s, before, snapshotOf(s), made.dead, [pinFile]);
   });
@@ -187,7 +207,9 @@ describe("under Kilo's lock, the owner repository looked at again", () => {
     expect(itemAt(report, gitdir).detail).toContain('owner-unavailable');
     // The whole reading again: rev-parse a second time, and it found no repository in R.
     expect(countByCommand(calls())).toEqual({ 'rev-parse': 2, 'worktree list': 1, 'for-each-ref': 1 });
-    expect(diffInventories(before, snapshotOf(s)).removed.filter((key) => !key.includes(`${path.sep}locks`))).toEqual([]);
+    expect(diffInventories(before, snapshotOf(s)).removed.filter((key) => !key.includes(`${path.sep}locks`))).toEqual(
+      [],
+    );
   });
 
   it('counts a pin Kilo dropped before the lock was ours as gone, and leaves a pin that moved where it is', async () => {

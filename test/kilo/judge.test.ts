@@ -9,7 +9,15 @@ const R = '/home/ana/src/shop';
 const W = `${R}/.kilo/worktrees/feature`;
 
 function owner(overrides: Partial<OwnerRepoFacts> = {}): OwnerRepoFacts {
-  return { path: R, state: 'ok', canonical: R, gitWorktrees: new Set([R]), agentManager: { files: [], worktrees: new Set() }, pins: new Map(), ...overrides };
+  return {
+    path: R,
+    state: 'ok',
+    canonical: R,
+    gitWorktrees: new Set([R]),
+    agentManager: { files: [], worktrees: new Set() },
+    pins: new Map(),
+    ...overrides,
+  };
 }
 
 /** The evidence of a repository proven dead; each test changes one fact. */
@@ -34,7 +42,10 @@ function dead(overrides: Partial<RepoEvidence> = {}): RepoEvidence {
 describe('the kilo rule, as a pure function of the evidence', () => {
   it('deletes a repository whose managed worktree is gone and unlisted, naming the pin it drops', () => {
     expect(judgeRepo(dead(), NOW)).toMatchObject({ decision: 'delete', reason: 'worktree-removed' });
-    const pinned = judgeRepo(dead({ unmaterialized: true, pin: { ref: 'refs/kilo/materialize/abc', oid: 'f'.repeat(40) } }), NOW);
+    const pinned = judgeRepo(
+      dead({ unmaterialized: true, pin: { ref: 'refs/kilo/materialize/abc', oid: 'f'.repeat(40) } }),
+      NOW,
+    );
     expect(pinned.detail).toContain('refs/kilo/materialize/abc');
     expect(pinned.detail).toContain('never materialized');
   });
@@ -51,8 +62,18 @@ describe('the kilo rule, as a pure function of the evidence', () => {
     ['owner-unavailable', { owner: owner({ state: 'not-a-repo', problem: `${R} is not a git repository` }) }],
     ['owner-unreadable', { owner: owner({ state: 'unreadable', problem: 'git failed' }) }],
     ['worktree-still-registered', { owner: owner({ gitWorktrees: new Set([R, W]) }) }],
-    ['agent-manager-unreadable', { owner: owner({ agentManager: { files: [`${R}/.kilo/agent-manager.json`], worktrees: new Set(), problem: 'bad json' } }) }],
-    ['agent-manager-lists-worktree', { owner: owner({ agentManager: { files: [`${R}/.kilo/agent-manager.json`], worktrees: new Set([W]) } }) }],
+    [
+      'agent-manager-unreadable',
+      {
+        owner: owner({
+          agentManager: { files: [`${R}/.kilo/agent-manager.json`], worktrees: new Set(), problem: 'bad json' },
+        }),
+      },
+    ],
+    [
+      'agent-manager-lists-worktree',
+      { owner: owner({ agentManager: { files: [`${R}/.kilo/agent-manager.json`], worktrees: new Set([W]) } }) },
+    ],
     ['kilo-lock-held', { lock: { state: 'fresh' as const, ageMs: 5_000, pid: 7, hostname: 'h' } }],
     ['lock-location-unknown', { lock: { state: 'unknown' as const } }],
     ['being-seeded', { seedingMs: NOW - 10_000 }],
@@ -61,7 +82,9 @@ describe('the kilo rule, as a pure function of the evidence', () => {
   });
 
   it('keeps a repository whose worktree exists, whatever else holds', () => {
-    expect(judgeRepo(dead({ worktreeExists: 'yes', managed: null, lock: { state: 'fresh', ageMs: 1 } }), NOW)).toMatchObject({ decision: 'kept', reason: 'worktree-present' });
+    expect(
+      judgeRepo(dead({ worktreeExists: 'yes', managed: null, lock: { state: 'fresh', ageMs: 1 } }), NOW),
+    ).toMatchObject({ decision: 'kept', reason: 'worktree-present' });
   });
 
   it('takes a stale lock and a long-dead seeding for no blocker', () => {
@@ -71,7 +94,12 @@ describe('the kilo rule, as a pure function of the evidence', () => {
 
   it('matches the worktree below the canonical path of its owner too', () => {
     const listed = owner({ path: '/home/ana/link/shop', canonical: R, gitWorktrees: new Set([W]) });
-    const spelled = dead({ worktree: '/home/ana/link/shop/.kilo/worktrees/feature', repo: { projectId: 'p1', gitdir: '/g', name: sha1('/home/ana/link/shop/.kilo/worktrees/feature') }, owner: listed, ownerPath: listed.path });
+    const spelled = dead({
+      worktree: '/home/ana/link/shop/.kilo/worktrees/feature',
+      repo: { projectId: 'p1', gitdir: '/g', name: sha1('/home/ana/link/shop/.kilo/worktrees/feature') },
+      owner: listed,
+      ownerPath: listed.path,
+    });
     expect(judgeRepo(spelled, NOW)).toMatchObject({ decision: 'refused', reason: 'worktree-still-registered' });
   });
 });

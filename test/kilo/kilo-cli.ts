@@ -33,15 +33,33 @@ export async function installKiloCli(): Promise<KiloInstall> {
   const staging = mkdtempSync(`${cache}.staging-`);
   const npm = spawn(
     'npm',
-    ['install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', `${KILO_PACKAGE}@${KILO_VERSION}`],
+    [
+      'install',
+      '--prefix',
+      staging,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      `${KILO_PACKAGE}@${KILO_VERSION}`,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } },
   );
-  const result = await collect(npm, 300_000).catch((err: Error) => ({ code: -1, signal: null, stdout: '', stderr: err.message }));
+  const result = await collect(npm, 300_000).catch((err: Error) => ({
+    code: -1,
+    signal: null,
+    stdout: '',
+    stderr: err.message,
+  }));
   const staged = path.join(staging, 'node_modules', ...KILO_PACKAGE.split('/'), 'bin', 'kilo');
   if (result.code !== 0 || !existsSync(staged)) {
     rmSync(staging, { recursive: true, force: true });
     const last = result.stderr.trim().split('\n').slice(-3).join(' | ');
-    return { bin: null, why: `npm could not install ${KILO_PACKAGE}@${KILO_VERSION}: ${last || `exit ${result.code}`}` };
+    return {
+      bin: null,
+      why: `npm could not install ${KILO_PACKAGE}@${KILO_VERSION}: ${last || `exit ${result.code}`}`,
+    };
   }
   try {
     renameSync(staging, cache);
@@ -74,11 +92,17 @@ export function kiloSandbox(root: string): KiloSandbox {
 }
 
 /** Runs `kilo <args>` in `cwd`; throws with Kilo's own output when it fails. */
-export async function kilo(bin: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<string> {
+export async function kilo(
+  bin: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<string> {
   const child = spawn(bin, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const result = await collect(child, options.timeoutMs ?? 240_000);
   if (result.code !== 0) {
-    throw new Error(`kilo ${args.join(' ')} in ${options.cwd} exited ${result.code ?? result.signal}:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
+    throw new Error(
+      `kilo ${args.join(' ')} in ${options.cwd} exited ${result.code ?? result.signal}:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`,
+    );
   }
   return result.stdout;
 }

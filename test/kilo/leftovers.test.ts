@@ -4,7 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { diffInventories } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { put } from '../helpers/fs-fixtures.js';
-import { addKiloWorktree, lockDirOf, makeKiloDb, makeRepo, makeSnapshot, projectIdOf, removeKiloWorktree, sha1, writeKiloLock } from './fixtures.js';
+import {
+  addKiloWorktree,
+  lockDirOf,
+  makeKiloDb,
+  makeRepo,
+  makeSnapshot,
+  projectIdOf,
+  removeKiloWorktree,
+  sha1,
+  writeKiloLock,
+} from './fixtures.js';
 import { expectOnlyRemoved, runKilo, scene, snapshotOf } from './scene.js';
 
 const UUID = '5f0c2b7e-8a41-4c3d-9e6f-1a2b3c4d5e6f';
@@ -30,7 +40,11 @@ describe('kilo leftovers', () => {
     const { report, exitCode } = await runKilo(s);
 
     expect(exitCode).toBe(0);
-    expect(itemAt(report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(itemAt(report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     expect(itemAt(report, main).verdict).toBe('kept');
     expectOnlyRemoved(s, before, snapshotOf(s), [quarantine]);
   });
@@ -74,7 +88,11 @@ describe('kilo leftovers', () => {
 
     expect(exitCode).toBe(0);
     for (const leftover of [trash, otherTrash]) {
-      expect(itemAt(report, leftover)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'kilo-delete-leftover' });
+      expect(itemAt(report, leftover)).toMatchObject({
+        kind: 'quarantine',
+        verdict: 'deleted',
+        reason: 'kilo-delete-leftover',
+      });
     }
     expect(report.items.some((item) => item.path === notTrash)).toBe(false);
     expectOnlyRemoved(s, before, snapshotOf(s), [trash, otherTrash]);

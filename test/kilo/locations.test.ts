@@ -7,7 +7,15 @@ import { kiloLocations } from '../../src/providers/kilo/layout.js';
 import { measureTree } from '../../src/safety/walk.js';
 import { itemAt } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
-import { addKiloWorktree, git, lockDirOf, makeKiloDb, makeSnapshot, removeKiloWorktree, writeKiloLock } from './fixtures.js';
+import {
+  addKiloWorktree,
+  git,
+  lockDirOf,
+  makeKiloDb,
+  makeSnapshot,
+  removeKiloWorktree,
+  writeKiloLock,
+} from './fixtures.js';
 import { runKilo, scene } from './scene.js';
 
 async function locationsFor(config: Record<string, unknown>, homes: string[], env: NodeJS.ProcessEnv) {
@@ -16,29 +24,56 @@ async function locationsFor(config: Record<string, unknown>, homes: string[], en
   const { writeFileSync } = await import('node:fs');
   writeFileSync(file, JSON.stringify(config));
   const loaded = await loadConfig({ file, env });
-  return kiloLocations({ config: loaded, homes, now: new Date(), log: pino({ level: 'silent' }), env, measure: measureTree });
+  return kiloLocations({
+    config: loaded,
+    homes,
+    now: new Date(),
+    log: pino({ level: 'silent' }),
+    env,
+    measure: measureTree,
+  });
 }
 
 describe('where kilo and opencode keep their data', () => {
   it('derives both apps from every home, honouring XDG variables for the current user only', async () => {
-    const own = await locationsFor({}, ['/home/ana', '/home/bo'], { HOME: '/home/ana', XDG_DATA_HOME: '/data/ana', XDG_STATE_HOME: '/state/ana', KILO_DB: 'custom.db' });
+    const own = await locationsFor({}, ['/home/ana', '/home/bo'], {
+      HOME: '/home/ana',
+      XDG_DATA_HOME: '/data/ana',
+      XDG_STATE_HOME: '/state/ana',
+      KILO_DB: 'custom.db',
+    });
     expect(own.map((entry) => [entry.app, entry.dataDir, entry.stateDir, entry.extraDatabase])).toEqual([
       ['kilo', '/data/ana/kilo', '/state/ana/kilo', '/data/ana/kilo/custom.db'],
       ['opencode', '/data/ana/opencode', '/state/ana/opencode', undefined],
       ['kilo', '/home/bo/.local/share/kilo', '/home/bo/.local/state/kilo', undefined],
       ['opencode', '/home/bo/.local/share/opencode', '/home/bo/.local/state/opencode', undefined],
     ]);
-    const relative = await locationsFor({ providers: { kilo: { apps: ['kilo'] } } }, ['/home/ana'], { HOME: '/home/ana', XDG_DATA_HOME: 'rel/data' });
+    const relative = await locationsFor({ providers: { kilo: { apps: ['kilo'] } } }, ['/home/ana'], {
+      HOME: '/home/ana',
+      XDG_DATA_HOME: 'rel/data',
+    });
     expect(relative.map((entry) => entry.dataDir)).toEqual(['/home/ana/.local/share/kilo']);
   });
 
   it('pairs configured dataDir and stateDir lists by index, derives a missing stateDir, and names a mismatch', async () => {
-    const paired = await locationsFor({ providers: { kilo: { dataDir: ['/a/share/kilo', '/b/kilo-data'], stateDir: ['/a/state/kilo', '/b/kilo-state'] } } }, ['/home/x'], {});
+    const paired = await locationsFor(
+      {
+        providers: {
+          kilo: { dataDir: ['/a/share/kilo', '/b/kilo-data'], stateDir: ['/a/state/kilo', '/b/kilo-state'] },
+        },
+      },
+      ['/home/x'],
+      {},
+    );
     expect(paired.map((entry) => [entry.dataDir, entry.stateDir, entry.problem])).toEqual([
       ['/a/share/kilo', '/a/state/kilo', undefined],
       ['/b/kilo-data', '/b/kilo-state', undefined],
     ]);
-    const derived = await locationsFor({ providers: { kilo: { dataDir: ['/a/share/opencode', '/srv/kilo'] } } }, [], {});
+    const derived = await locationsFor(
+      { providers: { kilo: { dataDir: ['/a/share/opencode', '/srv/kilo'] } } },
+      [],
+      {},
+    );
     expect(derived[0]).toMatchObject({ app: 'opencode', stateDir: '/a/state/opencode' });
     expect(derived[0]?.problem).toBeUndefined();
     expect(derived[1]?.stateDir).toBeNull();
@@ -54,7 +89,9 @@ describe('where kilo and opencode keep their data', () => {
     removeKiloWorktree(s.repo, gone);
     const lockDir = lockDirOf(s.state, repo);
 
-    const unknown = await runKilo(s, { config: { homes: ['/nonexistent'], providers: { kilo: { dataDir: s.data, stateDir: [s.state, '/x'] } } } });
+    const unknown = await runKilo(s, {
+      config: { homes: ['/nonexistent'], providers: { kilo: { dataDir: s.data, stateDir: [s.state, '/x'] } } },
+    });
     expect(unknown.exitCode).toBe(1);
     expect(unknown.report.providers[0]).toMatchObject({ root: s.data, ok: false });
     expect(itemAt(unknown.report, repo)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
@@ -62,10 +99,14 @@ describe('where kilo and opencode keep their data', () => {
 
     // With the pair named, the lock is looked for (and honoured) in the configured state folder.
     writeKiloLock(lockDir, new Date());
-    const held = await runKilo(s, { config: { homes: ['/nonexistent'], providers: { kilo: { dataDir: [s.data], stateDir: [s.state] } } } });
+    const held = await runKilo(s, {
+      config: { homes: ['/nonexistent'], providers: { kilo: { dataDir: [s.data], stateDir: [s.state] } } },
+    });
     expect(itemAt(held.report, repo)).toMatchObject({ verdict: 'refused', reason: 'kilo-lock-held' });
     (await import('node:fs')).rmSync(lockDir, { recursive: true });
-    const freed = await runKilo(s, { config: { homes: ['/nonexistent'], providers: { kilo: { dataDir: [s.data], stateDir: [s.state] } } } });
+    const freed = await runKilo(s, {
+      config: { homes: ['/nonexistent'], providers: { kilo: { dataDir: [s.data], stateDir: [s.state] } } },
+    });
     expect(itemAt(freed.report, repo)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
   });
 
@@ -87,7 +128,7 @@ describe('where kilo and opencode keep their data', () => {
     expect(existsSync(path.join(s.home, '.local', 'state', 'opencode', 'locks'))).toBe(true);
   });
 
-  it('uses XDG_DATA_HOME and XDG_STATE_HOME when the home is the current user\'s', async () => {
+  it("uses XDG_DATA_HOME and XDG_STATE_HOME when the home is the current user's", async () => {
     const s = scene();
     const dataHome = path.join(s.root, 'xdg-data');
     const stateHome = path.join(s.root, 'xdg-state');

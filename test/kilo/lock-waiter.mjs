@@ -58,7 +58,11 @@ for (;;) {
 
 const token = randomUUID();
 writeFileSync(`${lockDir}/heartbeat`, '', { flag: 'wx' });
-writeFileSync(`${lockDir}/meta.json`, JSON.stringify({ token, pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString() }), { flag: 'wx' });
+writeFileSync(
+  `${lockDir}/meta.json`,
+  JSON.stringify({ token, pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString() }),
+  { flag: 'wx' },
+);
 const gitdirWhenAcquired = existsSync(gitdir);
 const meta = JSON.parse(readFileSync(`${lockDir}/meta.json`, 'utf8'));
 if (meta.token === token) rmSync(lockDir, { recursive: true, force: true });

@@ -12,7 +12,15 @@ import { itemAt } from '../helpers/pass.js';
 import { waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
 import { put } from '../helpers/fs-fixtures.js';
-import { addKiloWorktree, lockDirOf, makeSnapshot, pinOf, refExists, removeKiloWorktree, writeKiloLock } from './fixtures.js';
+import {
+  addKiloWorktree,
+  lockDirOf,
+  makeSnapshot,
+  pinOf,
+  refExists,
+  removeKiloWorktree,
+  writeKiloLock,
+} from './fixtures.js';
 import { expectOnlyRemoved, runKilo, scene, snapshotOf } from './scene.js';
 
 const WAITER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-waiter.mjs');

@@ -73,8 +73,14 @@ describe('kilo checkpoint repositories: what is refused or only reported', () =>
 
     const { report } = await runKilo(s);
 
-    expect(itemAt(report, repos[0] as string)).toMatchObject({ verdict: 'refused', reason: 'agent-manager-lists-worktree' });
-    expect(itemAt(report, repos[1] as string)).toMatchObject({ verdict: 'refused', reason: 'agent-manager-lists-worktree' });
+    expect(itemAt(report, repos[0] as string)).toMatchObject({
+      verdict: 'refused',
+      reason: 'agent-manager-lists-worktree',
+    });
+    expect(itemAt(report, repos[1] as string)).toMatchObject({
+      verdict: 'refused',
+      reason: 'agent-manager-lists-worktree',
+    });
     expect(itemAt(report, repos[2] as string)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
     expectOnlyRemoved(s, before, snapshotOf(s), [repos[2] as string]);
   });
@@ -172,5 +178,4 @@ describe('kilo checkpoint repositories: what is refused or only reported', () =>
     expect(itemAt(report, repo)).toMatchObject({ verdict: 'refused', reason: 'agent-manager-unreadable' });
     expect(existsSync(repo)).toBe(true);
   });
-
 });

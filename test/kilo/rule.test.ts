@@ -142,7 +142,7 @@ describe('kilo checkpoint repositories: what is deleted', () => {
     expect(existsSync(repo)).toBe(true);
   });
 
-  it('a second repository of the same owner is unaffected by the first one\'s removal', async () => {
+  it("a second repository of the same owner is unaffected by the first one's removal", async () => {
     const s = scene();
     const other = makeRepo(path.join(s.root, 'projects', 'other'));
     const otherGone = addKiloWorktree(other, 'gone');
@@ -158,5 +158,4 @@ describe('kilo checkpoint repositories: what is deleted', () => {
     expect(itemAt(report, goneRepo).verdict).toBe('deleted');
     expectOnlyRemoved(s, before, snapshotOf(s), [goneRepo]);
   });
-
 });

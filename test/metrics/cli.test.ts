@@ -81,7 +81,7 @@ function served(samples: Sample[]): Map<string, number> {
   return out;
 }
 
-describe('run --metrics-file through the CLI, over every provider\'s sandbox', () => {
+describe("run --metrics-file through the CLI, over every provider's sandbox", () => {
   it('writes the figures of report.json, which node_exporter serves and promtool accepts', async () => {
     const box = await sandbox();
     const textDir = path.join(box.root, 'textfile');
@@ -95,8 +95,12 @@ describe('run --metrics-file through the CLI, over every provider\'s sandbox', (
     expect(report.items.length).toBeGreaterThan(0);
     expect(report.totals.deleted).toBeGreaterThan(0);
     // What the report says was deleted is what left the disk.
-    const removed = new Set(diffInventories(before, inventory(box.home)).removed.map((entry) => path.join(box.home, entry)));
-    for (const item of report.items.filter((entry) => entry.verdict === 'deleted' && entry.path?.startsWith(box.home))) {
+    const removed = new Set(
+      diffInventories(before, inventory(box.home)).removed.map((entry) => path.join(box.home, entry)),
+    );
+    for (const item of report.items.filter(
+      (entry) => entry.verdict === 'deleted' && entry.path?.startsWith(box.home),
+    )) {
       expect(removed.has(item.path as string), item.path as string).toBe(true);
     }
 
@@ -109,8 +113,15 @@ describe('run --metrics-file through the CLI, over every provider\'s sandbox', (
     expect(served(samples)).toEqual(expectedFromReport(report));
     const value = (name: string) => samples.find((sample) => sample.name === name)?.value;
     expect(value('agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(Date.parse(report.finishedAt) / 1000, 3);
-    expect(value('agent_janitor_run_duration_seconds')).toBeCloseTo((Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000, 3);
-    if (first.code === 0) expect(value('agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(Date.parse(report.finishedAt) / 1000, 3);
+    expect(value('agent_janitor_run_duration_seconds')).toBeCloseTo(
+      (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000,
+      3,
+    );
+    if (first.code === 0)
+      expect(value('agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(
+        Date.parse(report.finishedAt) / 1000,
+        3,
+      );
     else expect(value('agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
 
     // A second pass finds nothing more to reclaim; the file now holds its figures only.
@@ -119,7 +130,11 @@ describe('run --metrics-file through the CLI, over every provider\'s sandbox', (
     expect(again.totals.deleted).toBe(0);
     const samplesAgain = await scrape(`${exporter.url}/metrics`);
     expect(served(samplesAgain)).toEqual(expectedFromReport(again));
-    expect(samplesAgain.filter((sample) => sample.name === 'agent_janitor_reclaimed_bytes').every((sample) => sample.value === 0)).toBe(true);
+    expect(
+      samplesAgain
+        .filter((sample) => sample.name === 'agent_janitor_reclaimed_bytes')
+        .every((sample) => sample.value === 0),
+    ).toBe(true);
   });
 });
 
@@ -130,20 +145,41 @@ describe('run --metrics-file when the pass cannot run', () => {
     writeFileSync(blocker, 'x');
     const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
     const gateway = await startPushgateway();
-    const result = await runCli(['run', '--home', path.join(dir, 'home'), '--report-dir', path.join(blocker, 'report'),
-      '--metrics-file', textfile, '--pushgateway', gateway.url]);
+    const result = await runCli([
+      'run',
+      '--home',
+      path.join(dir, 'home'),
+      '--report-dir',
+      path.join(blocker, 'report'),
+      '--metrics-file',
+      textfile,
+      '--pushgateway',
+      gateway.url,
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(blocker);
-    const names = allProviders().map((provider) => provider.name).sort();
+    const names = allProviders()
+      .map((provider) => provider.name)
+      .sort();
     const fromFile = parseExposition(readFileSync(textfile, 'utf8'));
     const up = (samples: Sample[]) => samples.filter((sample) => sample.name === 'agent_janitor_provider_up');
-    expect(up(fromFile).map((sample) => sample.labels.provider).sort()).toEqual(names);
+    expect(
+      up(fromFile)
+        .map((sample) => sample.labels.provider)
+        .sort(),
+    ).toEqual(names);
     expect(up(fromFile).every((sample) => sample.value === 0)).toBe(true);
     expect(fromFile.some((sample) => sample.name === 'agent_janitor_last_success_timestamp_seconds')).toBe(false);
-    expect(fromFile.find((sample) => sample.name === 'agent_janitor_last_run_timestamp_seconds')?.value).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(
+      fromFile.find((sample) => sample.name === 'agent_janitor_last_run_timestamp_seconds')?.value,
+    ).toBeGreaterThan(Date.now() / 1000 - 60);
     const pushed = (await scrape(`${gateway.url}/metrics`)).filter((sample) => sample.labels.job === 'agent-janitor');
-    expect(up(pushed).map((sample) => [sample.labels.provider, sample.value]).sort()).toEqual(names.map((name) => [name, 0]));
+    expect(
+      up(pushed)
+        .map((sample) => [sample.labels.provider, sample.value])
+        .sort(),
+    ).toEqual(names.map((name) => [name, 0]));
     expect(promtool(['check', 'metrics'], readFileSync(textfile, 'utf8'))).toEqual({ status: 0, output: '' });
   });
 
@@ -153,7 +189,15 @@ describe('run --metrics-file when the pass cannot run', () => {
     const holder = await holdRunLock(reportDir);
     try {
       const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
-      const result = await runCli(['run', '--home', path.join(dir, 'home'), '--report-dir', reportDir, '--metrics-file', textfile]);
+      const result = await runCli([
+        'run',
+        '--home',
+        path.join(dir, 'home'),
+        '--report-dir',
+        reportDir,
+        '--metrics-file',
+        textfile,
+      ]);
       expect(result.code).toBe(75);
       expect(result.stdout).toBe('');
       expect(existsSync(textfile)).toBe(false);

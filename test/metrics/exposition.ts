@@ -12,7 +12,11 @@ export function parseExposition(text: string): Sample[] {
     if (line === '' || line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\S+)?$/.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
-    samples.push({ name: match[1] as string, labels: parseLabels(match[3] ?? ''), value: parseValue(match[4] as string) });
+    samples.push({
+      name: match[1] as string,
+      labels: parseLabels(match[3] ?? ''),
+      value: parseValue(match[4] as string),
+    });
   }
   return samples;
 }
@@ -45,7 +49,9 @@ export function series(samples: Sample[], name: string, keep: string[]): Map<str
 }
 
 export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((sample) => sample.name === name && Object.entries(labels).every(([k, v]) => sample.labels[k] === v))?.value;
+  return samples.find(
+    (sample) => sample.name === name && Object.entries(labels).every(([k, v]) => sample.labels[k] === v),
+  )?.value;
 }
 
 export async function scrape(url: string): Promise<Sample[]> {

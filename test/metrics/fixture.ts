@@ -18,10 +18,26 @@ export interface FixtureItem {
   fresh?: boolean;
 }
 
-export const dead = (reason = 'owner-gone'): OwnerJudgement => ({ decision: 'delete', reason, detail: 'dead by the test record' });
-export const kept = (reason = 'session-running'): OwnerJudgement => ({ decision: 'kept', reason, detail: 'alive by the test record' });
-export const unfinished = (reason: string): OwnerJudgement => ({ decision: 'unfinished', reason, detail: 'work left by the test record' });
-export const refused = (reason: string): OwnerJudgement => ({ decision: 'refused', reason, detail: 'refused by the test record' });
+export const dead = (reason = 'owner-gone'): OwnerJudgement => ({
+  decision: 'delete',
+  reason,
+  detail: 'dead by the test record',
+});
+export const kept = (reason = 'session-running'): OwnerJudgement => ({
+  decision: 'kept',
+  reason,
+  detail: 'alive by the test record',
+});
+export const unfinished = (reason: string): OwnerJudgement => ({
+  decision: 'unfinished',
+  reason,
+  detail: 'work left by the test record',
+});
+export const refused = (reason: string): OwnerJudgement => ({
+  decision: 'refused',
+  reason,
+  detail: 'refused by the test record',
+});
 
 /** Lays the items out as real folders of real files under `root`. */
 export function buildItems(root: string, items: readonly FixtureItem[]): void {
@@ -44,7 +60,12 @@ export interface FixtureProviderOptions {
 }
 
 /** A real provider over real folders: each item present on disk is a candidate with its judgement. */
-export function fixtureProvider(name: ProviderName, root: string, items: readonly FixtureItem[], options: FixtureProviderOptions = {}): Provider {
+export function fixtureProvider(
+  name: ProviderName,
+  root: string,
+  items: readonly FixtureItem[],
+  options: FixtureProviderOptions = {},
+): Provider {
   return {
     name,
     async gather() {
@@ -69,14 +90,19 @@ export function fixtureProvider(name: ProviderName, root: string, items: readonl
 
 /** The scene most tests share: two providers, every verdict a pass can reach without a fault. */
 export const WATCHFIRE_ITEMS: FixtureItem[] = [
-  { name: 'dead', kind: 'session-home', judgement: dead('project-deleted'), files: { 'a.jsonl': 1000, 'b/c.txt': 234 } },
+  {
+    name: 'dead',
+    kind: 'session-home',
+    judgement: dead('project-deleted'),
+    files: { 'a.jsonl': 1000, 'b/c.txt': 234 },
+  },
   { name: 'alive', kind: 'session-home', judgement: kept('session-running'), files: { 'log.jsonl': 300 } },
   { name: 'fresh', kind: 'session-home', judgement: dead('project-deleted'), files: { 'new.txt': 50 }, fresh: true },
 ];
 export const KILO_ITEMS: FixtureItem[] = [
   { name: 'gone', kind: 'checkpoint-repo', judgement: dead('workspace-gone'), files: { 'objects/pack': 2048 } },
-  { name: 'dirty', kind: 'checkpoint-repo', judgement: unfinished('uncommitted-changes'), files: { 'index': 500 } },
-  { name: 'pinned', kind: 'checkpoint-repo', judgement: refused('pending-marker'), files: { 'HEAD': 700 } },
+  { name: 'dirty', kind: 'checkpoint-repo', judgement: unfinished('uncommitted-changes'), files: { index: 500 } },
+  { name: 'pinned', kind: 'checkpoint-repo', judgement: refused('pending-marker'), files: { HEAD: 700 } },
 ];
 
 export interface FixtureConfig {
@@ -102,7 +128,11 @@ export async function fixtureConfig(options: FixtureConfig): Promise<EffectiveCo
   return config;
 }
 
-export function fixturePassOptions(config: EffectiveConfig, providers: Provider[], extra: Partial<PassOptions> = {}): PassOptions {
+export function fixturePassOptions(
+  config: EffectiveConfig,
+  providers: Provider[],
+  extra: Partial<PassOptions> = {},
+): PassOptions {
   return { config, providers, reportOnly: false, log: pino({ level: 'silent' }), env: {}, ...extra };
 }
 

@@ -4,7 +4,9 @@ import { parse } from 'yaml';
 import { ALERTS, ALERT_TESTS, CONTRACT_METRICS, DASHBOARD, alertRules, dashboardPanels } from './deploy-files.js';
 import { promtool } from './servers.js';
 
-interface RuleTest { alert_rule_test: Array<{ alertname: string; exp_alerts: unknown[] }> }
+interface RuleTest {
+  alert_rule_test: Array<{ alertname: string; exp_alerts: unknown[] }>;
+}
 
 const metricNames = (text: string) => new Set(text.match(/agent_janitor_[a-z_]+/g) ?? []);
 
@@ -22,28 +24,48 @@ describe('Prometheus rules', () => {
   });
 
   it('every rule has a unit test where it fires and one where it must not', () => {
-    const tests = (parse(readFileSync(ALERT_TESTS, 'utf8')) as { tests: RuleTest[] }).tests.flatMap((test) => test.alert_rule_test);
+    const tests = (parse(readFileSync(ALERT_TESTS, 'utf8')) as { tests: RuleTest[] }).tests.flatMap(
+      (test) => test.alert_rule_test,
+    );
     for (const rule of alertRules()) {
       const cases = tests.filter((test) => test.alertname === rule.alert);
-      expect(cases.some((test) => test.exp_alerts.length > 0), `${rule.alert} fires in a test`).toBe(true);
-      expect(cases.some((test) => test.exp_alerts.length === 0), `${rule.alert} stays quiet in a test`).toBe(true);
+      expect(
+        cases.some((test) => test.exp_alerts.length > 0),
+        `${rule.alert} fires in a test`,
+      ).toBe(true);
+      expect(
+        cases.some((test) => test.exp_alerts.length === 0),
+        `${rule.alert} stays quiet in a test`,
+      ).toBe(true);
     }
   });
 
   it('covers what the issue asks for, with the contract metric names only', () => {
     const rules = alertRules();
     const uses = (metric: string) => rules.some((rule) => metricNames(rule.expr).has(metric));
-    for (const metric of ['agent_janitor_scratch_bytes', 'agent_janitor_items', 'agent_janitor_refused_items', 'agent_janitor_unfinished_items',
-      'agent_janitor_last_success_timestamp_seconds', 'agent_janitor_provider_up']) {
+    for (const metric of [
+      'agent_janitor_scratch_bytes',
+      'agent_janitor_items',
+      'agent_janitor_refused_items',
+      'agent_janitor_unfinished_items',
+      'agent_janitor_last_success_timestamp_seconds',
+      'agent_janitor_provider_up',
+    ]) {
       expect(uses(metric), metric).toBe(true);
     }
-    for (const rule of rules) for (const name of metricNames(rule.expr)) expect(CONTRACT_METRICS.has(name), `${rule.alert}: ${name}`).toBe(true);
+    for (const rule of rules)
+      for (const name of metricNames(rule.expr))
+        expect(CONTRACT_METRICS.has(name), `${rule.alert}: ${name}`).toBe(true);
   });
 });
 
 describe('Grafana dashboard', () => {
   it('is an importable dashboard that shows scratch, reclaimed bytes, refusals, unfinished work and the last success', () => {
-    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { uid: string; title: string; __inputs: Array<{ pluginId: string }> };
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+      uid: string;
+      title: string;
+      __inputs: Array<{ pluginId: string }>;
+    };
     expect(dashboard.uid).toBe('agent-janitor');
     expect(dashboard.__inputs.map((input) => input.pluginId)).toEqual(['prometheus']);
     const exprs = dashboardPanels().flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
@@ -52,6 +74,7 @@ describe('Grafana dashboard', () => {
     expect(exprs.some((expr) => /sum by \(reason\) \(agent_janitor_refused_items/.test(expr))).toBe(true);
     expect(exprs.some((expr) => expr.includes('agent_janitor_unfinished_items'))).toBe(true);
     expect(exprs.some((expr) => expr.includes('agent_janitor_last_success_timestamp_seconds'))).toBe(true);
-    for (const expr of exprs) for (const name of metricNames(expr)) expect(CONTRACT_METRICS.has(name), `${expr}: ${name}`).toBe(true);
+    for (const expr of exprs)
+      for (const name of metricNames(expr)) expect(CONTRACT_METRICS.has(name), `${expr}: ${name}`).toBe(true);
   });
 });

@@ -42,7 +42,11 @@ export function freePort(): Promise<number> {
  * Starts a server on a free loopback port and waits until `readyPath` answers 200. Another process
  * may take the port between the pick and the start; the start is then retried on a new port.
  */
-async function startServer(command: string, argsFor: (address: string) => string[], readyPath: string): Promise<RunningServer> {
+async function startServer(
+  command: string,
+  argsFor: (address: string) => string[],
+  readyPath: string,
+): Promise<RunningServer> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const port = await freePort();
@@ -95,12 +99,16 @@ async function untilReady(url: string, child: ChildProcess, output: () => string
 
 /** node_exporter with only the textfile collector, reading `dir`. */
 export function startNodeExporter(dir: string): Promise<RunningServer> {
-  return startServer(BIN.nodeExporter, (address) => [
-    '--collector.disable-defaults',
-    '--collector.textfile',
-    `--collector.textfile.directory=${dir}`,
-    `--web.listen-address=${address}`,
-  ], '/metrics');
+  return startServer(
+    BIN.nodeExporter,
+    (address) => [
+      '--collector.disable-defaults',
+      '--collector.textfile',
+      `--collector.textfile.directory=${dir}`,
+      `--web.listen-address=${address}`,
+    ],
+    '/metrics',
+  );
 }
 
 /** A Pushgateway that keeps nothing on disk. */
@@ -109,24 +117,36 @@ export function startPushgateway(): Promise<RunningServer> {
 }
 
 /** A Prometheus server scraping `targets` (host:port) every second, its data in `dir`. */
-export function startPrometheus(dir: string, job: string, targets: string[], ruleFiles: string[] = []): Promise<RunningServer> {
+export function startPrometheus(
+  dir: string,
+  job: string,
+  targets: string[],
+  ruleFiles: string[] = [],
+): Promise<RunningServer> {
   const config = path.join(dir, 'prometheus.yml');
-  writeFileSync(config, [
-    'global:',
-    '  scrape_interval: 1s',
-    '  evaluation_interval: 1s',
-    `rule_files: [${ruleFiles.map((file) => JSON.stringify(file)).join(', ')}]`,
-    'scrape_configs:',
-    `  - job_name: ${job}`,
-    '    static_configs:',
-    `      - targets: [${targets.map((target) => JSON.stringify(target)).join(', ')}]`,
-    '',
-  ].join('\n'));
-  return startServer(BIN.prometheus, (address) => [
-    `--config.file=${config}`,
-    `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=${address}`,
-  ], '/-/ready');
+  writeFileSync(
+    config,
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      '  evaluation_interval: 1s',
+      `rule_files: [${ruleFiles.map((file) => JSON.stringify(file)).join(', ')}]`,
+      'scrape_configs:',
+      `  - job_name: ${job}`,
+      '    static_configs:',
+      `      - targets: [${targets.map((target) => JSON.stringify(target)).join(', ')}]`,
+      '',
+    ].join('\n'),
+  );
+  return startServer(
+    BIN.prometheus,
+    (address) => [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=${address}`,
+    ],
+    '/-/ready',
+  );
 }
 
 export interface PromtoolResult {

@@ -5,12 +5,19 @@ import { diffInventories, inventory } from '../helpers/inventory.js';
 import { tempDir } from '../helpers/temp.js';
 import { type Sample, parseExposition, scrape, series, valueOf } from './exposition.js';
 import {
-  KILO_ITEMS, WATCHFIRE_ITEMS, buildItems, bytesOf, fixtureConfig, fixturePass, fixtureProvider,
+  KILO_ITEMS,
+  WATCHFIRE_ITEMS,
+  buildItems,
+  bytesOf,
+  fixtureConfig,
+  fixturePass,
+  fixtureProvider,
 } from './fixture.js';
 import { promtool, startNodeExporter } from './servers.js';
 
 const VERDICT_ZEROS = { 'would-delete': 0, kept: 0, refused: 0, unfinished: 0, failed: 0, deleted: 0 };
-const bytes = (items: typeof WATCHFIRE_ITEMS, name: string) => bytesOf(items.find((item) => item.name === name) as (typeof items)[number]);
+const bytes = (items: typeof WATCHFIRE_ITEMS, name: string) =>
+  bytesOf(items.find((item) => item.name === name) as (typeof items)[number]);
 
 function scene() {
   const dir = tempDir('aj-metrics-');
@@ -19,7 +26,14 @@ function scene() {
   buildItems(watchfireRoot, WATCHFIRE_ITEMS);
   buildItems(kiloRoot, KILO_ITEMS);
   const textDir = path.join(dir, 'textfile');
-  return { dir, watchfireRoot, kiloRoot, textDir, textfile: path.join(textDir, 'agent_janitor.prom'), reportDir: path.join(dir, 'report') };
+  return {
+    dir,
+    watchfireRoot,
+    kiloRoot,
+    textDir,
+    textfile: path.join(textDir, 'agent_janitor.prom'),
+    reportDir: path.join(dir, 'report'),
+  };
 }
 
 /** The samples of the contract's metrics only (node_exporter adds its own). */
@@ -40,8 +54,13 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     // The pass did what the metrics will say: exactly the two dead, old folders are gone.
     const changes = diffInventories(before, inventory(path.join(s.dir, 'home')));
     expect(changes.removed.sort()).toEqual([
-      '.local/share/kilo/gone', '.local/share/kilo/gone/objects', '.local/share/kilo/gone/objects/pack',
-      '.watchfire/dead', '.watchfire/dead/a.jsonl', '.watchfire/dead/b', '.watchfire/dead/b/c.txt',
+      '.local/share/kilo/gone',
+      '.local/share/kilo/gone/objects',
+      '.local/share/kilo/gone/objects/pack',
+      '.watchfire/dead',
+      '.watchfire/dead/a.jsonl',
+      '.watchfire/dead/b',
+      '.watchfire/dead/b/c.txt',
     ]);
     expect(changes.changed.filter((entry) => !['.watchfire', '.local/share/kilo'].includes(entry))).toEqual([]);
     expect(changes.added).toEqual([]);
@@ -56,31 +75,43 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     expect(valueOf(all, 'node_textfile_scrape_error')).toBe(0);
     const samples = ours(all);
 
-    expect(series(samples, 'agent_janitor_reclaimed_bytes', ['provider', 'kind'])).toEqual(new Map([
-      ['provider=watchfire,kind=session-home', bytes(WATCHFIRE_ITEMS, 'dead')],
-      ['provider=kilo,kind=checkpoint-repo', bytes(KILO_ITEMS, 'gone')],
-    ]));
-    expect(series(samples, 'agent_janitor_scratch_bytes', ['provider', 'kind'])).toEqual(new Map([
-      ['provider=watchfire,kind=session-home', bytes(WATCHFIRE_ITEMS, 'alive') + bytes(WATCHFIRE_ITEMS, 'fresh')],
-      ['provider=kilo,kind=checkpoint-repo', bytes(KILO_ITEMS, 'dirty') + bytes(KILO_ITEMS, 'pinned')],
-    ]));
+    expect(series(samples, 'agent_janitor_reclaimed_bytes', ['provider', 'kind'])).toEqual(
+      new Map([
+        ['provider=watchfire,kind=session-home', bytes(WATCHFIRE_ITEMS, 'dead')],
+        ['provider=kilo,kind=checkpoint-repo', bytes(KILO_ITEMS, 'gone')],
+      ]),
+    );
+    expect(series(samples, 'agent_janitor_scratch_bytes', ['provider', 'kind'])).toEqual(
+      new Map([
+        ['provider=watchfire,kind=session-home', bytes(WATCHFIRE_ITEMS, 'alive') + bytes(WATCHFIRE_ITEMS, 'fresh')],
+        ['provider=kilo,kind=checkpoint-repo', bytes(KILO_ITEMS, 'dirty') + bytes(KILO_ITEMS, 'pinned')],
+      ]),
+    );
     const items = series(samples, 'agent_janitor_items', ['provider', 'kind', 'verdict']);
     const expectedItems = new Map<string, number>();
     for (const [provider, kind, counts] of [
       ['watchfire', 'session-home', { ...VERDICT_ZEROS, deleted: 1, kept: 1, refused: 1 }],
       ['kilo', 'checkpoint-repo', { ...VERDICT_ZEROS, deleted: 1, unfinished: 1, refused: 1 }],
     ] as const) {
-      for (const [verdict, count] of Object.entries(counts)) expectedItems.set(`provider=${provider},kind=${kind},verdict=${verdict}`, count);
+      for (const [verdict, count] of Object.entries(counts))
+        expectedItems.set(`provider=${provider},kind=${kind},verdict=${verdict}`, count);
     }
     expect(items).toEqual(expectedItems);
-    expect(series(samples, 'agent_janitor_refused_items', ['provider', 'kind', 'reason'])).toEqual(new Map([
-      ['provider=watchfire,kind=session-home,reason=too-recent', 1],
-      ['provider=kilo,kind=checkpoint-repo,reason=pending-marker', 1],
-    ]));
-    expect(series(samples, 'agent_janitor_unfinished_items', ['provider', 'kind', 'reason'])).toEqual(new Map([
-      ['provider=kilo,kind=checkpoint-repo,reason=uncommitted-changes', 1],
-    ]));
-    expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(new Map([['provider=watchfire', 1], ['provider=kilo', 1]]));
+    expect(series(samples, 'agent_janitor_refused_items', ['provider', 'kind', 'reason'])).toEqual(
+      new Map([
+        ['provider=watchfire,kind=session-home,reason=too-recent', 1],
+        ['provider=kilo,kind=checkpoint-repo,reason=pending-marker', 1],
+      ]),
+    );
+    expect(series(samples, 'agent_janitor_unfinished_items', ['provider', 'kind', 'reason'])).toEqual(
+      new Map([['provider=kilo,kind=checkpoint-repo,reason=uncommitted-changes', 1]]),
+    );
+    expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(
+      new Map([
+        ['provider=watchfire', 1],
+        ['provider=kilo', 1],
+      ]),
+    );
 
     const finished = Date.parse(pass.result.report.finishedAt) / 1000;
     const started = Date.parse(pass.result.report.startedAt) / 1000;
@@ -112,18 +143,30 @@ describe('run --metrics-file, read by a real node_exporter', () => {
 
     const exporter = await startNodeExporter(s.textDir);
     const samples = ours(await scrape(`${exporter.url}/metrics`));
-    expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(new Map([['provider=watchfire', 1], ['provider=kilo', 0]]));
+    expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(
+      new Map([
+        ['provider=watchfire', 1],
+        ['provider=kilo', 0],
+      ]),
+    );
     expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(Date.parse(second.result.report.finishedAt) / 1000, 3);
+    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(
+      Date.parse(second.result.report.finishedAt) / 1000,
+      3,
+    );
     // Nothing left from the first pass: kilo's items are now refused for its unreadable source.
-    expect(series(samples, 'agent_janitor_refused_items', ['provider', 'kind', 'reason'])).toEqual(new Map([
-      ['provider=watchfire,kind=session-home,reason=too-recent', 1],
-      ['provider=kilo,kind=checkpoint-repo,reason=source-unreadable', 2],
-    ]));
-    expect(series(samples, 'agent_janitor_reclaimed_bytes', ['provider', 'kind'])).toEqual(new Map([
-      ['provider=watchfire,kind=session-home', 0],
-      ['provider=kilo,kind=checkpoint-repo', 0],
-    ]));
+    expect(series(samples, 'agent_janitor_refused_items', ['provider', 'kind', 'reason'])).toEqual(
+      new Map([
+        ['provider=watchfire,kind=session-home,reason=too-recent', 1],
+        ['provider=kilo,kind=checkpoint-repo,reason=source-unreadable', 2],
+      ]),
+    );
+    expect(series(samples, 'agent_janitor_reclaimed_bytes', ['provider', 'kind'])).toEqual(
+      new Map([
+        ['provider=watchfire,kind=session-home', 0],
+        ['provider=kilo,kind=checkpoint-repo', 0],
+      ]),
+    );
     // A family with no figure in this pass is one unlabelled 0, not the first pass's series.
     expect(samples.filter((sample) => sample.name === 'agent_janitor_unfinished_items')).toEqual([
       { name: 'agent_janitor_unfinished_items', labels: {}, value: 0 },
@@ -134,7 +177,10 @@ describe('run --metrics-file, read by a real node_exporter', () => {
   it('a pass that throws still writes the file: every provider down, the last success carried over', async () => {
     const s = scene();
     const config = await fixtureConfig({ reportDir: s.reportDir, metricsFile: s.textfile });
-    const providers = [fixtureProvider('watchfire', s.watchfireRoot, WATCHFIRE_ITEMS), fixtureProvider('kilo', s.kiloRoot, KILO_ITEMS)];
+    const providers = [
+      fixtureProvider('watchfire', s.watchfireRoot, WATCHFIRE_ITEMS),
+      fixtureProvider('kilo', s.kiloRoot, KILO_ITEMS),
+    ];
     const first = await fixturePass(config, providers);
     if (!first.finished) throw first.error;
     const firstSuccess = Date.parse(first.result.report.finishedAt) / 1000;
@@ -150,7 +196,12 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     expect(diffInventories(before, inventory(home))).toEqual({ removed: [], changed: [], added: [] });
 
     const samples = parseExposition(readFileSync(s.textfile, 'utf8'));
-    expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(new Map([['provider=watchfire', 0], ['provider=kilo', 0]]));
+    expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(
+      new Map([
+        ['provider=watchfire', 0],
+        ['provider=kilo', 0],
+      ]),
+    );
     expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
     expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeGreaterThan(firstSuccess);
     expect(valueOf(samples, 'agent_janitor_scratch_bytes')).toBe(0);
@@ -159,7 +210,9 @@ describe('run --metrics-file, read by a real node_exporter', () => {
   it('before any success the last success time is absent', async () => {
     const s = scene();
     const config = await fixtureConfig({ reportDir: s.reportDir, metricsFile: s.textfile });
-    const pass = await fixturePass(config, [fixtureProvider('kilo', s.kiloRoot, KILO_ITEMS, { failWith: 'unknown schema version 9' })]);
+    const pass = await fixturePass(config, [
+      fixtureProvider('kilo', s.kiloRoot, KILO_ITEMS, { failWith: 'unknown schema version 9' }),
+    ]);
     expect(pass.finished && pass.exitCode).toBe(1);
     const samples = parseExposition(readFileSync(s.textfile, 'utf8'));
     expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
@@ -172,17 +225,20 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     const home = path.join(s.dir, 'home');
     const before = inventory(home);
     const config = await fixtureConfig({ reportDir: s.reportDir, metricsFile: s.textfile });
-    const pass = await fixturePass(config, [
-      fixtureProvider('watchfire', s.watchfireRoot, WATCHFIRE_ITEMS),
-      fixtureProvider('kilo', s.kiloRoot, KILO_ITEMS),
-    ], { reportOnly: true });
+    const pass = await fixturePass(
+      config,
+      [fixtureProvider('watchfire', s.watchfireRoot, WATCHFIRE_ITEMS), fixtureProvider('kilo', s.kiloRoot, KILO_ITEMS)],
+      { reportOnly: true },
+    );
     expect(pass.finished && pass.exitCode).toBe(0);
     expect(diffInventories(before, inventory(home))).toEqual({ removed: [], changed: [], added: [] });
     const samples = parseExposition(readFileSync(s.textfile, 'utf8'));
-    expect(series(samples, 'agent_janitor_scratch_bytes', ['provider', 'kind'])).toEqual(new Map([
-      ['provider=watchfire,kind=session-home', WATCHFIRE_ITEMS.reduce((sum, item) => sum + bytesOf(item), 0)],
-      ['provider=kilo,kind=checkpoint-repo', KILO_ITEMS.reduce((sum, item) => sum + bytesOf(item), 0)],
-    ]));
+    expect(series(samples, 'agent_janitor_scratch_bytes', ['provider', 'kind'])).toEqual(
+      new Map([
+        ['provider=watchfire,kind=session-home', WATCHFIRE_ITEMS.reduce((sum, item) => sum + bytesOf(item), 0)],
+        ['provider=kilo,kind=checkpoint-repo', KILO_ITEMS.reduce((sum, item) => sum + bytesOf(item), 0)],
+      ]),
+    );
     expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
     expect(valueOf(samples, 'agent_janitor_items', { provider: 'kilo', verdict: 'would-delete' })).toBe(1);
     expect(valueOf(samples, 'agent_janitor_items', { provider: 'kilo', verdict: 'deleted' })).toBe(0);
@@ -193,11 +249,16 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     const blocker = path.join(s.dir, 'blocker');
     writeFileSync(blocker, 'x');
     chmodSync(blocker, 0o444);
-    const config = await fixtureConfig({ reportDir: s.reportDir, metricsFile: path.join(blocker, 'agent_janitor.prom') });
+    const config = await fixtureConfig({
+      reportDir: s.reportDir,
+      metricsFile: path.join(blocker, 'agent_janitor.prom'),
+    });
     const pass = await fixturePass(config, [fixtureProvider('watchfire', s.watchfireRoot, WATCHFIRE_ITEMS)]);
     expect(pass.finished && pass.exitCode).toBe(1);
     expect(pass.delivery.errors.join()).toContain(path.join(blocker, 'agent_janitor.prom'));
-    const report = JSON.parse(readFileSync(path.join(s.reportDir, 'report.json'), 'utf8')) as { totals: { deleted: number } };
+    const report = JSON.parse(readFileSync(path.join(s.reportDir, 'report.json'), 'utf8')) as {
+      totals: { deleted: number };
+    };
     expect(report.totals.deleted).toBe(1);
   });
 });

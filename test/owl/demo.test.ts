@@ -17,7 +17,8 @@ describe('demo sandboxes of owl and worktrees', () => {
     const config = { homes: [home], minAge: '1h', ...(extras?.config ?? {}) };
 
     const dry = await pass({ dir, config, only: ['owl', 'worktrees'], reportOnly: true, env: ownHomeEnv(home) });
-    const seen = (report: typeof dry.report) => new Set(report.items.map((item) => `${item.provider} ${item.verdict} ${item.reason}`));
+    const seen = (report: typeof dry.report) =>
+      new Set(report.items.map((item) => `${item.provider} ${item.verdict} ${item.reason}`));
     expect([...seen(dry.report)].sort()).toEqual([
       'owl kept job-open',
       'owl unfinished active-without-daemon',

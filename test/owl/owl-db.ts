@@ -85,14 +85,27 @@ export function createOwlDb(file: string, version = OWL_MIGRATIONS.length): Data
 }
 
 export function addProject(db: Database.Database, name: string, repo: string): void {
-  db.prepare('INSERT INTO projects (name, path, base_branch, registered) VALUES (?, ?, ?, ?)').run(name, repo, 'main', owlTime(new Date('2026-01-01T00:00:00Z')));
+  db.prepare('INSERT INTO projects (name, path, base_branch, registered) VALUES (?, ?, ?, ?)').run(
+    name,
+    repo,
+    'main',
+    owlTime(new Date('2026-01-01T00:00:00Z')),
+  );
 }
 
 export function addJob(db: Database.Database, job: JobRow): void {
   db.prepare(
     `INSERT INTO jobs (id, source, source_ref, project, prompt, state, position, created, branch, worktree)
      VALUES (?, 'manual', ?, ?, 'do the thing', ?, NULL, ?, ?, ?)`,
-  ).run(job.id, `ref-${job.id}`, job.project ?? 'app', job.state, owlTime(job.created ?? new Date('2026-01-02T00:00:00Z')), job.branch ?? '', job.worktree ?? '');
+  ).run(
+    job.id,
+    `ref-${job.id}`,
+    job.project ?? 'app',
+    job.state,
+    owlTime(job.created ?? new Date('2026-01-02T00:00:00Z')),
+    job.branch ?? '',
+    job.worktree ?? '',
+  );
 }
 
 export function addRun(db: Database.Database, run: RunRow): void {

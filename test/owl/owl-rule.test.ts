@@ -18,7 +18,12 @@ describe('owl: ADR-0015 over every job state', () => {
     const before = inventory(world);
     const gitBefore = repoState(owl.repo);
 
-    const { report, exitCode } = await pass({ dir, config: config(owl.home), only: ['owl'], env: ownHomeEnv(owl.home) });
+    const { report, exitCode } = await pass({
+      dir,
+      config: config(owl.home),
+      only: ['owl'],
+      env: ownHomeEnv(owl.home),
+    });
 
     expect(exitCode).toBe(0);
     expect(report.providers).toEqual([{ provider: 'owl', root: owl.data, ok: true }]);
@@ -53,9 +58,19 @@ describe('owl: ADR-0015 over every job state', () => {
     const after = inventory(world);
     const rel = (p: string) => path.relative(world, p);
     expectOnly(before, after, {
-      removed: [1, 2, 3].flatMap((id) => [rel(owl.worktree(id)), rel(owl.config(id)), rel(path.join(owl.repo, '.git', 'worktrees', String(id)))])
+      removed: [1, 2, 3]
+        .flatMap((id) => [
+          rel(owl.worktree(id)),
+          rel(owl.config(id)),
+          rel(path.join(owl.repo, '.git', 'worktrees', String(id))),
+        ])
         .concat([rel(path.join(owl.repo, '.git', 'worktrees', '14')), rel(owl.config(14)), rel(owl.config(17))]),
-      changedDirs: [rel(owl.data), rel(path.join(owl.data, 'worktrees')), rel(path.join(owl.data, 'worktree-config')), rel(path.join(owl.repo, '.git', 'worktrees'))],
+      changedDirs: [
+        rel(owl.data),
+        rel(path.join(owl.data, 'worktrees')),
+        rel(path.join(owl.data, 'worktree-config')),
+        rel(path.join(owl.repo, '.git', 'worktrees')),
+      ],
       ignore: sqliteCompanion,
     });
 
@@ -85,7 +100,13 @@ describe('owl: ADR-0015 over every job state', () => {
     const before = inventory(world);
     const gitBefore = repoState(owl.repo);
 
-    const { report } = await pass({ dir, config: config(owl.home), only: ['owl'], reportOnly: true, env: ownHomeEnv(owl.home) });
+    const { report } = await pass({
+      dir,
+      config: config(owl.home),
+      only: ['owl'],
+      reportOnly: true,
+      env: ownHomeEnv(owl.home),
+    });
 
     for (const id of [1, 2, 3]) expect(itemAt(report, owl.worktree(id)).verdict).toBe('would-delete');
     expect(itemAt(report, path.join(owl.repo, '.git', 'worktrees', '14')).verdict).toBe('would-delete');

@@ -54,7 +54,10 @@ describe('owl: daemon, settings and schema', () => {
     const owl = activeAndReview(path.join(dir, 'world'));
     const socket = path.join(owl.state, 'owld.sock');
     // A stand-in daemon in its own process, killed the way a crash kills it: its socket file stays.
-    const daemon = spawnLiving(process.execPath, ['-e', `require('node:net').createServer((c) => c.end()).listen(${JSON.stringify(socket)})`]);
+    const daemon = spawnLiving(process.execPath, [
+      '-e',
+      `require('node:net').createServer((c) => c.end()).listen(${JSON.stringify(socket)})`,
+    ]);
     await waitFor(() => existsSync(socket));
     const live = await pass({ dir, config: config(owl), only: ['owl'], env: ownHomeEnv(owl.home) });
     expect(itemAt(live.report, owl.worktree(1))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
@@ -64,10 +67,16 @@ describe('owl: daemon, settings and schema', () => {
     await waitFor(() => daemon.exitCode !== null || daemon.signalCode !== null);
     expect(lstatSync(socket).isSocket()).toBe(true);
     const dead = await pass({ dir, config: config(owl), only: ['owl'], env: ownHomeEnv(owl.home) });
-    expect(itemAt(dead.report, owl.worktree(1))).toMatchObject({ verdict: 'unfinished', reason: 'active-without-daemon' });
+    expect(itemAt(dead.report, owl.worktree(1))).toMatchObject({
+      verdict: 'unfinished',
+      reason: 'active-without-daemon',
+    });
     expect(itemAt(dead.report, owl.worktree(1)).detail).toContain('run 1 was left open');
     expect(itemAt(live.report, owl.worktree(3))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
-    expect(itemAt(dead.report, owl.worktree(3))).toMatchObject({ verdict: 'unfinished', reason: 'active-without-daemon' });
+    expect(itemAt(dead.report, owl.worktree(3))).toMatchObject({
+      verdict: 'unfinished',
+      reason: 'active-without-daemon',
+    });
     expect(itemAt(dead.report, owl.worktree(3)).detail).toContain('no run of it is open');
     // The review job is reported, not removed, whatever the daemon does.
     expect(itemAt(dead.report, owl.worktree(2))).toMatchObject({ verdict: 'unfinished', reason: 'review-overdue' });
@@ -79,7 +88,12 @@ describe('owl: daemon, settings and schema', () => {
     const owl = activeAndReview(path.join(dir, 'world'));
     const runtime = path.join(dir, 'run-user');
     await listenAt(path.join(runtime, 'coding-owl', 'owld.sock'));
-    const { report } = await pass({ dir, config: config(owl), only: ['owl'], env: ownHomeEnv(owl.home, { XDG_RUNTIME_DIR: runtime }) });
+    const { report } = await pass({
+      dir,
+      config: config(owl),
+      only: ['owl'],
+      env: ownHomeEnv(owl.home, { XDG_RUNTIME_DIR: runtime }),
+    });
     expect(itemAt(report, owl.worktree(1))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
   });
 
@@ -88,7 +102,12 @@ describe('owl: daemon, settings and schema', () => {
     const owl = activeAndReview(path.join(dir, 'world'));
     await listenAt(path.join(owl.state, 'owld.sock'));
     const elsewhere = path.join(dir, 'someone-else');
-    const env = { HOME: elsewhere, XDG_DATA_HOME: path.join(elsewhere, 'data'), XDG_STATE_HOME: path.join(elsewhere, 'state'), XDG_RUNTIME_DIR: path.join(elsewhere, 'run') };
+    const env = {
+      HOME: elsewhere,
+      XDG_DATA_HOME: path.join(elsewhere, 'data'),
+      XDG_STATE_HOME: path.join(elsewhere, 'state'),
+      XDG_RUNTIME_DIR: path.join(elsewhere, 'run'),
+    };
     const { report } = await pass({ dir, config: config(owl), only: ['owl'], env });
     expect(report.providers).toEqual([{ provider: 'owl', root: owl.data, ok: true }]);
     expect(itemAt(report, owl.worktree(1))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
@@ -99,11 +118,19 @@ describe('owl: daemon, settings and schema', () => {
     const dir = tempDir();
     const owl = activeAndReview(path.join(dir, 'world'));
     const byDefault = await pass({ dir, config: config(owl), only: ['owl'], env: ownHomeEnv(owl.home) });
-    expect(itemAt(byDefault.report, owl.worktree(2))).toMatchObject({ verdict: 'unfinished', reason: 'review-overdue' });
+    expect(itemAt(byDefault.report, owl.worktree(2))).toMatchObject({
+      verdict: 'unfinished',
+      reason: 'review-overdue',
+    });
     expect(itemAt(byDefault.report, owl.worktree(2)).detail).toContain('providers.owl.reviewAfter 7d');
 
     put(path.join(owl.configDir, 'config.yaml'), 'garbageCollection:\n  interval: 1h\n  reviewAfter: 336h\n');
-    const owlSays = await pass({ dir, config: { ...config(owl), providers: { owl: { reviewAfter: '1d' } } }, only: ['owl'], env: ownHomeEnv(owl.home) });
+    const owlSays = await pass({
+      dir,
+      config: { ...config(owl), providers: { owl: { reviewAfter: '1d' } } },
+      only: ['owl'],
+      env: ownHomeEnv(owl.home),
+    });
     expect(itemAt(owlSays.report, owl.worktree(2))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
     expect(itemAt(owlSays.report, owl.worktree(2)).detail).toContain('garbageCollection.reviewAfter 336h');
   });
@@ -115,7 +142,9 @@ describe('owl: daemon, settings and schema', () => {
     const db = createOwlDb(owl.db, 2); // jobs without worktree and branch columns
     db.pragma('user_version = 17');
     addProject(db, 'app', owl.repo);
-    db.prepare(`INSERT INTO jobs (id, source, source_ref, project, prompt, state, created) VALUES (1, 'manual', 'r1', 'app', 'p', 'done', '2026-01-01T00:00:00Z')`).run();
+    db.prepare(
+      `INSERT INTO jobs (id, source, source_ref, project, prompt, state, created) VALUES (1, 'manual', 'r1', 'app', 'p', 'done', '2026-01-01T00:00:00Z')`,
+    ).run();
     db.close();
     jobWorktree(owl, 1);
     const leftover = path.join(owl.data, 'worktrees', '.7.cleanup-0b6f8f5e-3c1d-4c62-9d7e-2f1b8e0a9c44');
@@ -129,11 +158,21 @@ describe('owl: daemon, settings and schema', () => {
     expect(exitCode).toBe(1);
     expect(report.providers).toHaveLength(1);
     expect(report.providers[0]).toMatchObject({ provider: 'owl', root: owl.data, ok: false });
-    expect(report.providers[0]?.error).toMatch(/owl\.db: unknown schema \(user_version 17, newest known 16\): column jobs\.worktree missing/);
+    expect(report.providers[0]?.error).toMatch(
+      /owl\.db: unknown schema \(user_version 17, newest known 16\): column jobs\.worktree missing/,
+    );
     expect(itemAt(report, owl.worktree(1))).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
-    expect(itemAt(report, leftover)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(itemAt(report, leftover)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     const rel = (p: string) => path.relative(world, p);
-    expectOnly(before, inventory(world), { removed: [rel(leftover)], changedDirs: [rel(path.join(owl.data, 'worktrees')), rel(owl.data)], ignore: sqliteCompanion });
+    expectOnly(before, inventory(world), {
+      removed: [rel(leftover)],
+      changedDirs: [rel(path.join(owl.data, 'worktrees')), rel(owl.data)],
+      ignore: sqliteCompanion,
+    });
     expect(repoState(owl.repo)).toEqual(gitBefore);
   });
 

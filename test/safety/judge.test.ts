@@ -6,19 +6,34 @@ const NOW = Date.parse('2026-11-30T06:00:00Z');
 const HOUR = 3_600_000;
 
 const dead: Candidate = {
-  provider: 'watchfire', kind: 'session-home', path: '/h/.watchfire/codex-home/p:chat', root: '/h/.watchfire',
+  provider: 'watchfire',
+  kind: 'session-home',
+  path: '/h/.watchfire/codex-home/p:chat',
+  root: '/h/.watchfire',
   judgement: { decision: 'delete', reason: 'project-deleted', detail: 'no such project' },
 };
 const healthy: SafetyFacts = {
-  exists: true, isRealDirectory: true, contained: true, symlinkInPath: false, sameFilesystemAsParent: true,
-  mountInside: false, bytes: 10, newestWriteMs: NOW - 5 * HOUR, newestFileWriteMs: NOW - 5 * HOUR, processesInside: [],
+  exists: true,
+  isRealDirectory: true,
+  contained: true,
+  symlinkInPath: false,
+  sameFilesystemAsParent: true,
+  mountInside: false,
+  bytes: 10,
+  newestWriteMs: NOW - 5 * HOUR,
+  newestFileWriteMs: NOW - 5 * HOUR,
+  processesInside: [],
 };
 const seen: Liveness = { visible: true, inspected: 10, uninspectable: 0 };
 const deleting: SafetyPolicy = { minAgeMs: HOUR, processCheck: 'auto', mode: 'delete' };
 
 describe('judge', () => {
   it('passes a proven-dead, healthy item to the executor, or to would-delete in report-only', () => {
-    expect(judge(dead, healthy, seen, deleting, NOW)).toEqual({ verdict: 'delete', reason: 'project-deleted', detail: 'no such project' });
+    expect(judge(dead, healthy, seen, deleting, NOW)).toEqual({
+      verdict: 'delete',
+      reason: 'project-deleted',
+      detail: 'no such project',
+    });
     expect(judge(dead, healthy, seen, { ...deleting, mode: 'report-only' }, NOW).verdict).toBe('would-delete');
   });
 
@@ -32,7 +47,11 @@ describe('judge', () => {
     expect(judge(dead, { ...healthy, newestWriteMs: NOW - HOUR }, seen, deleting, NOW).verdict).toBe('delete');
     const kept: Candidate = { ...dead, judgement: { decision: 'kept', reason: 'session-running', detail: 'running' } };
     expect(judge(kept, young, seen, deleting, NOW).reason).toBe('too-recent');
-    expect(judge(kept, healthy, seen, deleting, NOW)).toEqual({ verdict: 'kept', reason: 'session-running', detail: 'running' });
+    expect(judge(kept, healthy, seen, deleting, NOW)).toEqual({
+      verdict: 'kept',
+      reason: 'session-running',
+      detail: 'running',
+    });
   });
 
   it('ignores processes when processCheck is off', () => {
@@ -65,15 +84,30 @@ describe('judge', () => {
 
   it('refuses with liveness-unknown where processes are hidden, and under required when any is uninspectable', () => {
     const hidden: Liveness = { visible: false, inspected: 0, uninspectable: 0, why: 'a PID namespace of its own' };
-    expect(judge(dead, healthy, hidden, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'liveness-unknown' });
+    expect(judge(dead, healthy, hidden, deleting, NOW)).toMatchObject({
+      verdict: 'refused',
+      reason: 'liveness-unknown',
+    });
     expect(judge(dead, healthy, hidden, { ...deleting, processCheck: 'off' }, NOW).verdict).toBe('delete');
     const partly: Liveness = { visible: true, inspected: 9, uninspectable: 1 };
     expect(judge(dead, healthy, partly, deleting, NOW).verdict).toBe('delete');
-    expect(judge(dead, healthy, partly, { ...deleting, processCheck: 'required' }, NOW).reason).toBe('liveness-unknown');
+    expect(judge(dead, healthy, partly, { ...deleting, processCheck: 'required' }, NOW).reason).toBe(
+      'liveness-unknown',
+    );
   });
 
   it('passes an owner verdict through untouched for items without a folder', () => {
-    const job: Candidate = { ...dead, kind: 'job', path: null, root: null, judgement: { decision: 'unfinished', reason: 'review-overdue', detail: 'review since 9d' } };
-    expect(judge(job, null, seen, deleting, NOW)).toEqual({ verdict: 'unfinished', reason: 'review-overdue', detail: 'review since 9d' });
+    const job: Candidate = {
+      ...dead,
+      kind: 'job',
+      path: null,
+      root: null,
+      judgement: { decision: 'unfinished', reason: 'review-overdue', detail: 'review since 9d' },
+    };
+    expect(judge(job, null, seen, deleting, NOW)).toEqual({
+      verdict: 'unfinished',
+      reason: 'review-overdue',
+      detail: 'review since 9d',
+    });
   });
 });

@@ -54,7 +54,11 @@ describe('the /proc scan', () => {
 
   it('says processes are invisible from a PID namespace of its own', () => {
     const script = `import('${path.resolve('dist/safety/processes.js')}').then((m) => { const t = m.scanProcesses(); process.stdout.write(JSON.stringify({ visible: t.visible, why: t.why })); })`;
-    const out = execFileSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const out = execFileSync(
+      'unshare',
+      ['--pid', '--fork', '--mount-proc', process.execPath, '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
     const result = JSON.parse(out) as { visible: boolean; why: string };
     expect(result.visible).toBe(false);
     expect(result.why).toMatch(/PID namespace/);

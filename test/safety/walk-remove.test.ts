@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, utimesSync, existsSync, linkSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  utimesSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { measureTree } from '../../src/safety/walk.js';
@@ -73,7 +82,8 @@ describe('measureTree', () => {
     chmodSync(tree, 0o755);
     chmodSync(path.join(tree, 'secret'), 0o000);
     // Root reads everything, so walk as an ordinary uid the way a delete as the owner would.
-    const facts = process.getuid?.() === 0 ? asOwner({ uid: 4242, gid: 4242 }, () => measureTree(tree)) : measureTree(tree);
+    const facts =
+      process.getuid?.() === 0 ? asOwner({ uid: 4242, gid: 4242 }, () => measureTree(tree)) : measureTree(tree);
     expect(facts.error).toMatch(/secret: .*EACCES|permission denied/i);
     expect(facts.bytes).toBe(1);
   });

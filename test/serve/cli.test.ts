@@ -24,7 +24,8 @@ interface Served {
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 /** Starts a serve process and waits for its "listening" log line, which names the real port. */
@@ -35,8 +36,13 @@ async function startServeProcess(args: string[]): Promise<Served> {
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout?.on('data', (chunk: Buffer) => (stderr += `STDOUT ${chunk.toString()}`));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })));
-  const log = () => stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const log = () =>
+    stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   let address = '';
   await waitFor(() => {
     if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
@@ -51,15 +57,21 @@ describe('agent-janitor serve (the CLI)', () => {
     const dir = tempDir('aj-serve-cli-');
     const config = path.join(dir, 'agent-janitor.yaml');
     const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
-    writeFileSync(config, stringify({
-      homes: [path.join(dir, 'home')],
-      reportDir: path.join(dir, 'report'),
-      metrics: { textfile },
-      serve: { schedule: '* * * * * *', listen: '0.0.0.0:1' },
-    }));
+    writeFileSync(
+      config,
+      stringify({
+        homes: [path.join(dir, 'home')],
+        reportDir: path.join(dir, 'report'),
+        metrics: { textfile },
+        serve: { schedule: '* * * * * *', listen: '0.0.0.0:1' },
+      }),
+    );
     const served = await startServeProcess([CLI, 'serve', '--config', config, '--listen', '127.0.0.1:0']);
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await waitFor(async () => (valueOf(await metricsOf(served.url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2, 15_000);
+    await waitFor(
+      async () => (valueOf(await metricsOf(served.url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2,
+      15_000,
+    );
 
     const health = await getJson(`${served.url}/healthz`);
     expect(health).toMatchObject({ status: 200, body: { status: 'ok', scheduleIntervalSeconds: 1 } });
@@ -69,13 +81,17 @@ describe('agent-janitor serve (the CLI)', () => {
     const samples = await metricsOf(served.url);
     expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 30);
     expect(valueOf(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-    expect(valueOf(parseExposition(readFileSync(textfile, 'utf8')), 'agent_janitor_last_run_timestamp_seconds')).toBeGreaterThan(0);
+    expect(
+      valueOf(parseExposition(readFileSync(textfile, 'utf8')), 'agent_janitor_last_run_timestamp_seconds'),
+    ).toBeGreaterThan(0);
 
     served.child.kill('SIGTERM');
     expect(await served.exit).toEqual({ code: 0, signal: null });
     expect(served.log().map((line) => line.msg)).toContain('stopped');
     // Whatever the last pass was, it ran to its end: the report on disk is whole.
-    expect(JSON.parse(readFileSync(path.join(dir, 'report', 'report.json'), 'utf8'))).toMatchObject({ schemaVersion: 1 });
+    expect(JSON.parse(readFileSync(path.join(dir, 'report', 'report.json'), 'utf8'))).toMatchObject({
+      schemaVersion: 1,
+    });
   });
 
   it('SIGTERM in the middle of a pass lets the pass finish, then exits 0', async () => {
@@ -97,10 +113,17 @@ describe('agent-janitor serve (the CLI)', () => {
     const stopping = served.log().find((line) => line.msg === 'stopping: finishing the pass under way');
     expect(stopping).toMatchObject({ signal: 'SIGTERM', passRunning: true });
     expect(served.log().map((line) => line.msg)).toContain('already stopping; the pass under way is being finished');
-    const report = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8')) as { totals: { deleted: number; reclaimedBytes: number } };
+    const report = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8')) as {
+      totals: { deleted: number; reclaimedBytes: number };
+    };
     expect(report.totals).toMatchObject({ deleted: 2, reclaimedBytes: 300 });
     const changes = diffInventories(before, inventory(dir, { exclude: [reportDir] }));
-    expect(changes.removed).toEqual(['home/.watchfire/dead-a', 'home/.watchfire/dead-a/log.jsonl', 'home/.watchfire/dead-b', 'home/.watchfire/dead-b/log.jsonl']);
+    expect(changes.removed).toEqual([
+      'home/.watchfire/dead-a',
+      'home/.watchfire/dead-a/log.jsonl',
+      'home/.watchfire/dead-b',
+      'home/.watchfire/dead-b/log.jsonl',
+    ]);
     expect(changes.added).toEqual([]);
   });
 
@@ -121,7 +144,15 @@ describe('agent-janitor serve (the CLI)', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
     try {
       const { port } = taken.address() as net.AddressInfo;
-      const busy = await runCli(['serve', '--listen', `127.0.0.1:${port}`, '--report-dir', dir, '--home', path.join(dir, 'home')]);
+      const busy = await runCli([
+        'serve',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--report-dir',
+        dir,
+        '--home',
+        path.join(dir, 'home'),
+      ]);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
     } finally {

@@ -4,7 +4,15 @@ import type { Provider } from '../../src/core/types.js';
 import { startServe, type ServeHandle } from '../../src/serve/serve.js';
 import { tempDir } from '../helpers/temp.js';
 import { type Sample, parseExposition } from '../metrics/exposition.js';
-import { KILO_ITEMS, WATCHFIRE_ITEMS, buildItems, fixtureConfig, fixturePassOptions, fixtureProvider, type FixtureProviderOptions } from '../metrics/fixture.js';
+import {
+  KILO_ITEMS,
+  WATCHFIRE_ITEMS,
+  buildItems,
+  fixtureConfig,
+  fixturePassOptions,
+  fixtureProvider,
+  type FixtureProviderOptions,
+} from '../metrics/fixture.js';
 
 /** A schedule that does not fire during a test: only the pass at start runs. */
 export const YEARLY = '0 0 1 1 *';
@@ -38,10 +46,21 @@ export function serveScene(): ServeScene {
   const kiloRoot = path.join(home, '.local', 'share', 'kilo');
   buildItems(watchfireRoot, WATCHFIRE_ITEMS);
   buildItems(kiloRoot, KILO_ITEMS);
-  return { dir, home, watchfireRoot, kiloRoot, reportDir: path.join(dir, 'report'), textfile: path.join(dir, 'textfile', 'agent_janitor.prom') };
+  return {
+    dir,
+    home,
+    watchfireRoot,
+    kiloRoot,
+    reportDir: path.join(dir, 'report'),
+    textfile: path.join(dir, 'textfile', 'agent_janitor.prom'),
+  };
 }
 
-export function sceneProviders(scene: ServeScene, watchfire: FixtureProviderOptions = {}, kilo: FixtureProviderOptions = {}): Provider[] {
+export function sceneProviders(
+  scene: ServeScene,
+  watchfire: FixtureProviderOptions = {},
+  kilo: FixtureProviderOptions = {},
+): Provider[] {
   return [
     fixtureProvider('watchfire', scene.watchfireRoot, WATCHFIRE_ITEMS, watchfire),
     fixtureProvider('kilo', scene.kiloRoot, KILO_ITEMS, kilo),
@@ -49,9 +68,18 @@ export function sceneProviders(scene: ServeScene, watchfire: FixtureProviderOpti
 }
 
 /** serve in this process, on a free loopback port, stopped after the test. */
-export async function serveInProcess(scene: ServeScene, schedule: string, providers: Provider[], options: { pushgateway?: string } = {}) {
+export async function serveInProcess(
+  scene: ServeScene,
+  schedule: string,
+  providers: Provider[],
+  options: { pushgateway?: string } = {},
+) {
   const config = await fixtureConfig({ reportDir: scene.reportDir, metricsFile: scene.textfile, ...options });
-  const serve = await startServe({ pass: fixturePassOptions(config, providers), listen: { host: '127.0.0.1', port: 0 }, schedule });
+  const serve = await startServe({
+    pass: fixturePassOptions(config, providers),
+    listen: { host: '127.0.0.1', port: 0 },
+    schedule,
+  });
   serving.push(serve);
   return { serve, url: `http://127.0.0.1:${serve.address.port}` };
 }

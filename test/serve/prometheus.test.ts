@@ -6,8 +6,15 @@ import { ALERTS, alertRules, dashboardPanels } from '../metrics/deploy-files.js'
 import { startPrometheus } from '../metrics/servers.js';
 import { YEARLY, sceneProviders, serveInProcess, serveScene } from './harness.js';
 
-interface VectorResult { metric: Record<string, string>; value: [number, string] }
-interface QueryAnswer { status: string; error?: string; data: { resultType: string; result: VectorResult[] } }
+interface VectorResult {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+interface QueryAnswer {
+  status: string;
+  error?: string;
+  data: { resultType: string; result: VectorResult[] };
+}
 
 async function query(prometheus: string, expr: string): Promise<QueryAnswer> {
   const response = await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(expr)}`);
@@ -29,12 +36,18 @@ describe('a real Prometheus server scraping serve', () => {
       scratch = await query(prometheus.url, 'agent_janitor_scratch_bytes');
       return scratch.status === 'success' && scratch.data.result.length === 2;
     }, 20_000);
-    const byKey = new Map((scratch as QueryAnswer).data.result.map((entry) => [`${entry.metric.provider}/${entry.metric.kind}`, entry]));
+    const byKey = new Map(
+      (scratch as QueryAnswer).data.result.map((entry) => [`${entry.metric.provider}/${entry.metric.kind}`, entry]),
+    );
     const alive = WATCHFIRE_ITEMS.filter((item) => item.name !== 'dead').reduce((sum, item) => sum + bytesOf(item), 0);
     const kept = KILO_ITEMS.filter((item) => item.name !== 'gone').reduce((sum, item) => sum + bytesOf(item), 0);
     expect(Number(byKey.get('watchfire/session-home')?.value[1])).toBe(alive);
     expect(Number(byKey.get('kilo/checkpoint-repo')?.value[1])).toBe(kept);
-    expect(byKey.get('kilo/checkpoint-repo')?.metric).toMatchObject({ job: 'agent-janitor', instance: target, __name__: 'agent_janitor_scratch_bytes' });
+    expect(byKey.get('kilo/checkpoint-repo')?.metric).toMatchObject({
+      job: 'agent-janitor',
+      instance: target,
+      __name__: 'agent_janitor_scratch_bytes',
+    });
 
     const runs = await query(prometheus.url, 'agent_janitor_runs_total{result="success"}');
     expect(runs.data.result.map((entry) => Number(entry.value[1]))).toEqual([1]);

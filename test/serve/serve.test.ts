@@ -7,10 +7,21 @@ import { holdRunLock } from '../helpers/lock-holder.js';
 import { parseExposition, valueOf } from '../metrics/exposition.js';
 import { bytesOf, KILO_ITEMS, WATCHFIRE_ITEMS } from '../metrics/fixture.js';
 import {
-  EVERY_SECOND, YEARLY, gate, get, getJson, metricsOf, sceneProviders, serveInProcess, serveScene, sleep,
+  EVERY_SECOND,
+  YEARLY,
+  gate,
+  get,
+  getJson,
+  metricsOf,
+  sceneProviders,
+  serveInProcess,
+  serveScene,
+  sleep,
 } from './harness.js';
 
-const DEAD_BYTES = bytesOf(WATCHFIRE_ITEMS[0] as (typeof WATCHFIRE_ITEMS)[number]) + bytesOf(KILO_ITEMS[0] as (typeof KILO_ITEMS)[number]);
+const DEAD_BYTES =
+  bytesOf(WATCHFIRE_ITEMS[0] as (typeof WATCHFIRE_ITEMS)[number]) +
+  bytesOf(KILO_ITEMS[0] as (typeof KILO_ITEMS)[number]);
 
 describe('serve: HTTP', () => {
   it('answers /healthz and a JSON 404 on /report during the first pass, then the report and every metric', async () => {
@@ -34,7 +45,9 @@ describe('serve: HTTP', () => {
     const report = await get(`${url}/report`);
     expect(report.status).toBe(200);
     expect(report.type).toMatch(/^application\/json/);
-    expect(JSON.parse(report.text)).toEqual(JSON.parse(readFileSync(path.join(scene.reportDir, 'report.json'), 'utf8')));
+    expect(JSON.parse(report.text)).toEqual(
+      JSON.parse(readFileSync(path.join(scene.reportDir, 'report.json'), 'utf8')),
+    );
 
     const health = await getJson(`${url}/healthz`);
     expect(health).toMatchObject({ status: 200, body: { status: 'ok', passRunning: false } });
@@ -56,10 +69,15 @@ describe('serve: HTTP', () => {
 
     const removed = diffInventories(before, inventory(scene.home)).removed;
     expect(removed.filter((entry) => entry.split(path.sep).length <= 4 && /(dead|gone)$/.test(entry)).sort()).toEqual([
-      '.local/share/kilo/gone', '.watchfire/dead',
+      '.local/share/kilo/gone',
+      '.watchfire/dead',
     ]);
     // The pass also wrote the textfile.
-    expect(valueOf(parseExposition(readFileSync(scene.textfile, 'utf8')), 'agent_janitor_reclaimed_bytes', { provider: 'kilo' })).toBe(2048);
+    expect(
+      valueOf(parseExposition(readFileSync(scene.textfile, 'utf8')), 'agent_janitor_reclaimed_bytes', {
+        provider: 'kilo',
+      }),
+    ).toBe(2048);
 
     const post = await fetch(`${url}/metrics`, { method: 'POST' });
     expect(post.status).toBe(405);
@@ -68,7 +86,11 @@ describe('serve: HTTP', () => {
 
   it('answers 503 with the reason when the last pass failed', async () => {
     const scene = serveScene();
-    const { serve, url } = await serveInProcess(scene, YEARLY, sceneProviders(scene, {}, { failWith: 'kilo.db: file is not a database' }));
+    const { serve, url } = await serveInProcess(
+      scene,
+      YEARLY,
+      sceneProviders(scene, {}, { failWith: 'kilo.db: file is not a database' }),
+    );
     await waitFor(() => serve.runner.lastPass !== null);
     const health = await getJson<{ status: string; reason: string }>(`${url}/healthz`);
     expect(health.status).toBe(503);
@@ -86,7 +108,10 @@ describe('serve: schedule', () => {
   it('runs on an every-second schedule, adds up its counters, and writes the textfile each pass', async () => {
     const scene = serveScene();
     const { url } = await serveInProcess(scene, EVERY_SECOND, sceneProviders(scene));
-    await waitFor(async () => (valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 3, 15_000);
+    await waitFor(
+      async () => (valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 3,
+      15_000,
+    );
     const samples = await metricsOf(url);
     const successes = valueOf(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
     // The dead items went in the first pass; later passes find nothing more to reclaim.
@@ -95,7 +120,11 @@ describe('serve: schedule', () => {
     expect(valueOf(samples, 'agent_janitor_refused_items_total')).toBe(2 * successes);
     expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
 
-    const lastRun = () => valueOf(parseExposition(readFileSync(scene.textfile, 'utf8')), 'agent_janitor_last_run_timestamp_seconds') as number;
+    const lastRun = () =>
+      valueOf(
+        parseExposition(readFileSync(scene.textfile, 'utf8')),
+        'agent_janitor_last_run_timestamp_seconds',
+      ) as number;
     const seen = lastRun();
     await waitFor(() => lastRun() > seen, 5000);
   });
@@ -112,8 +141,15 @@ describe('serve: schedule', () => {
       if (gathers === 1) await sleep(2500);
       active -= 1;
     };
-    const { serve, url } = await serveInProcess(scene, EVERY_SECOND, sceneProviders(scene, { beforeGather: slowFirst }));
-    await waitFor(async () => (valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2, 15_000);
+    const { serve, url } = await serveInProcess(
+      scene,
+      EVERY_SECOND,
+      sceneProviders(scene, { beforeGather: slowFirst }),
+    );
+    await waitFor(
+      async () => (valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2,
+      15_000,
+    );
     await serve.stop();
     const samples = await serve.counters.registry.metrics().then(parseExposition);
     const successes = valueOf(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
@@ -159,7 +195,11 @@ describe('serve: schedule', () => {
       gathers += 1;
       if (gathers === 2) await held.wait();
     };
-    const { serve, url } = await serveInProcess(scene, EVERY_SECOND, sceneProviders(scene, { beforeGather: holdSecond }));
+    const { serve, url } = await serveInProcess(
+      scene,
+      EVERY_SECOND,
+      sceneProviders(scene, { beforeGather: holdSecond }),
+    );
     await waitFor(() => serve.runner.lastPass?.succeeded === true);
     expect((await getJson(`${url}/healthz`)).status).toBe(200);
     // The second pass hangs; two one-second intervals after the first success, health goes stale.

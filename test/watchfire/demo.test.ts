@@ -20,7 +20,11 @@ describe('watchfire demo sandbox', () => {
 
     const dry = await pass({ dir: runDir, config, reportOnly: true, only: ['watchfire'] });
 
-    expect(diffInventories(before, inventory(root, { exclude: [runDir] }))).toEqual({ removed: [], changed: [], added: [] });
+    expect(diffInventories(before, inventory(root, { exclude: [runDir] }))).toEqual({
+      removed: [],
+      changed: [],
+      added: [],
+    });
     expect(dry.exitCode).toBe(0);
     expect(dry.report.providers.map((p) => p.ok)).toEqual([true, true]);
     const outcomes = dry.report.items.map((item) => `${item.verdict} ${item.reason}`).sort();
@@ -42,7 +46,11 @@ describe('watchfire demo sandbox', () => {
     // The links' targets in the user's own config are all still there.
     const after = inventory(root, { exclude: [runDir] });
     for (const key of before.keys()) {
-      if (key.startsWith(`home${path.sep}.codex`) || key.startsWith(`home${path.sep}.config`) || key.startsWith(`home${path.sep}.copilot`)) {
+      if (
+        key.startsWith(`home${path.sep}.codex`) ||
+        key.startsWith(`home${path.sep}.config`) ||
+        key.startsWith(`home${path.sep}.copilot`)
+      ) {
         expect(after.get(key)).toEqual(before.get(key));
       }
     }

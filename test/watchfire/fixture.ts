@@ -39,7 +39,12 @@ export function snapshot(m: Machine): Map<string, Entry> {
  * entry outside them), that nothing was added, and that nothing changed but the mtime of the
  * folders that held them.
  */
-export function expectOnlyRemoved(m: Machine, before: Map<string, Entry>, after: Map<string, Entry>, targets: string[]): void {
+export function expectOnlyRemoved(
+  m: Machine,
+  before: Map<string, Entry>,
+  after: Map<string, Entry>,
+  targets: string[],
+): void {
   const relative = targets.map((target) => path.relative(m.dir, target));
   const inside = (key: string) => relative.some((r) => key === r || key.startsWith(`${r}${path.sep}`));
   const diff = diffInventories(before, after);
@@ -67,7 +72,13 @@ export function passOver(
   m: Machine,
   options: { reportOnly?: boolean; config?: Record<string, unknown>; clock?: () => Date } = {},
 ): Promise<PassResult> {
-  return pass({ dir: m.runDir, config: configFor(m, options.config), reportOnly: options.reportOnly, only: ['watchfire'], clock: options.clock });
+  return pass({
+    dir: m.runDir,
+    config: configFor(m, options.config),
+    reportOnly: options.reportOnly,
+    only: ['watchfire'],
+    clock: options.clock,
+  });
 }
 
 export interface Project {
@@ -87,12 +98,20 @@ export function project(name: string): Project {
 export function writeProjects(m: Machine, projects: Project[]): void {
   const lines = ['version: 1', projects.length === 0 ? 'projects: []' : 'projects:'];
   projects.forEach((p, index) => {
-    lines.push(`    - project_id: ${p.id}`, `      name: ${JSON.stringify(p.name)}`, `      path: /home/ana/src/${index}`, `      position: ${index}`);
+    lines.push(
+      `    - project_id: ${p.id}`,
+      `      name: ${JSON.stringify(p.name)}`,
+      `      path: /home/ana/src/${index}`,
+      `      position: ${index}`,
+    );
   });
   writeFileSync(path.join(m.root, 'projects.yaml'), `${lines.join('\n')}\n`);
 }
 
-export function writeAgents(m: Machine, agents: Array<{ project: Project; mode: string; task?: { number: number; title: string } }>): void {
+export function writeAgents(
+  m: Machine,
+  agents: Array<{ project: Project; mode: string; task?: { number: number; title: string } }>,
+): void {
   const lines = ['version: 1', 'agents:'];
   for (const agent of agents) {
     lines.push(
@@ -101,7 +120,8 @@ export function writeAgents(m: Machine, agents: Array<{ project: Project; mode: 
       `      project_path: /home/ana/src/x`,
       `      mode: ${agent.mode}`,
     );
-    if (agent.task) lines.push(`      task_number: ${agent.task.number}`, `      task_title: ${JSON.stringify(agent.task.title)}`);
+    if (agent.task)
+      lines.push(`      task_number: ${agent.task.number}`, `      task_title: ${JSON.stringify(agent.task.title)}`);
   }
   writeFileSync(path.join(m.root, 'agents.yaml'), `${lines.join('\n')}\n`);
 }
@@ -119,7 +139,12 @@ export function daemonLock(m: Machine): string {
 }
 
 /** A session log with its `---` header, as Watchfire writes it when a session ends. */
-export function writeSessionLog(m: Machine, p: Project, endedAt: Date, options: { mode?: string; status?: string } = {}): string {
+export function writeSessionLog(
+  m: Machine,
+  p: Project,
+  endedAt: Date,
+  options: { mode?: string; status?: string } = {},
+): string {
   const started = new Date(endedAt.getTime() - 20 * 60_000);
   const mode = options.mode ?? 'chat';
   const logId = `${mode}-0-${started.toISOString().slice(0, 19).replace(/:/g, '-')}`;
@@ -160,12 +185,20 @@ export type HomeContents = 'codex-session' | 'prompt-only' | 'opencode-session';
  * A session home as a backend leaves it. `codex-session` holds a rollout transcript; `prompt-only`
  * holds the prompt, config symlinks and an empty folder (a start that failed).
  */
-export function makeHome(m: Machine, backend: string, name: string | SessionNameParts, contents: HomeContents = 'codex-session'): string {
+export function makeHome(
+  m: Machine,
+  backend: string,
+  name: string | SessionNameParts,
+  contents: HomeContents = 'codex-session',
+): string {
   const folder = typeof name === 'string' ? name : sessionName(name);
   const home = path.join(m.root, `${backend}-home`, folder);
   put(path.join(home, 'AGENTS.md'), '# Watchfire system prompt\n');
   if (contents === 'codex-session') {
-    put(path.join(home, 'sessions', '2026', '11', '28', 'rollout-2026-11-28T09-00-00-abc.jsonl'), '{"type":"session_meta"}\n{"type":"message"}\n');
+    put(
+      path.join(home, 'sessions', '2026', '11', '28', 'rollout-2026-11-28T09-00-00-abc.jsonl'),
+      '{"type":"session_meta"}\n{"type":"message"}\n',
+    );
   } else if (contents === 'opencode-session') {
     put(path.join(home, 'data', 'storage', 'message', 'ses_1', 'msg_01.json'), '{"role":"user"}');
   } else {

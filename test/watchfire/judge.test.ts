@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { HomeEvidence } from '../../src/providers/watchfire/homes.js';
-import { judgeHome, judgeQuarantine, judgeUnreadableSource, type WatchfireWorld } from '../../src/providers/watchfire/judge.js';
+import {
+  judgeHome,
+  judgeQuarantine,
+  judgeUnreadableSource,
+  type WatchfireWorld,
+} from '../../src/providers/watchfire/judge.js';
 import type { SessionLog } from '../../src/providers/watchfire/session-logs.js';
 
 const NOW = Date.parse('2026-11-30T06:00:00Z');
@@ -40,13 +45,19 @@ describe('judgeHome', () => {
   it('keeps a home of a project in agents.yaml while the daemon is live, whatever else holds', () => {
     const agents = [{ projectId: ALPHA.projectId, projectName: ALPHA.name, mode: 'chat' }];
     const exported = new Map([[ALPHA.projectId, log(ALPHA.projectId, NOW)]]);
-    const verdict = judgeHome(home('alpha-app:wildfire-execute'), world({ agents, daemon: LIVE, latestLogs: exported }), NOW);
+    const verdict = judgeHome(
+      home('alpha-app:wildfire-execute'),
+      world({ agents, daemon: LIVE, latestLogs: exported }),
+      NOW,
+    );
     expect(verdict).toMatchObject({ decision: 'kept', reason: 'session-running' });
   });
 
   it('keeps by the agent project name too, when the id is not in projects.yaml', () => {
     const agents = [{ projectId: 'renamed-elsewhere', projectName: 'Alpha App', mode: 'task' }];
-    expect(judgeHome(home('alpha-app:task:#0003-fix'), world({ projects: [], agents, daemon: LIVE }), NOW).decision).toBe('kept');
+    expect(
+      judgeHome(home('alpha-app:task:#0003-fix'), world({ projects: [], agents, daemon: LIVE }), NOW).decision,
+    ).toBe('kept');
   });
 
   it('does not keep a running project of another slug', () => {
@@ -92,7 +103,9 @@ describe('judgeHome', () => {
   it('still deletes an interrupted home whose transcript was exported afterwards', () => {
     const agents = [{ projectId: ALPHA.projectId, projectName: ALPHA.name, mode: 'chat' }];
     const logs = new Map([[ALPHA.projectId, log(ALPHA.projectId, NOW - HOUR)]]);
-    expect(judgeHome(home('alpha-app:chat'), world({ agents, latestLogs: logs }), NOW).reason).toBe('transcript-exported');
+    expect(judgeHome(home('alpha-app:chat'), world({ agents, latestLogs: logs }), NOW).reason).toBe(
+      'transcript-exported',
+    );
   });
 
   it('with a dead daemon and no agents.yaml, an unexported home is not called interrupted', () => {
@@ -106,16 +119,20 @@ describe('judgeHome', () => {
 
     it('keeps the homes while either one runs', () => {
       const agents = [{ projectId: tools.projectId, projectName: tools.name, mode: 'chat' }];
-      expect(judgeHome(home(name), world({ projects: [team, tools], agents, daemon: LIVE }), NOW).decision).toBe('kept');
+      expect(judgeHome(home(name), world({ projects: [team, tools], agents, daemon: LIVE }), NOW).decision).toBe(
+        'kept',
+      );
     });
 
     it('does not call a home deleted while one of them is still registered', () => {
       expect(judgeHome(home(name), world({ projects: [tools] }), NOW).reason).toBe('transcript-not-exported');
     });
 
-    it("accepts a log of either registered project as proof", () => {
+    it('accepts a log of either registered project as proof', () => {
       const logs = new Map([[team.projectId, log(team.projectId, NOW)]]);
-      expect(judgeHome(home(name), world({ projects: [team, tools], latestLogs: logs }), NOW).reason).toBe('transcript-exported');
+      expect(judgeHome(home(name), world({ projects: [team, tools], latestLogs: logs }), NOW).reason).toBe(
+        'transcript-exported',
+      );
     });
   });
 
@@ -131,8 +148,14 @@ describe('judgeHome', () => {
   });
 
   it('refuses a folder whose name is no session name', () => {
-    expect(judgeHome(home('scratch'), world(), NOW)).toMatchObject({ decision: 'refused', reason: 'unrecognized-name' });
-    expect(judgeHome(home('Capital:chat'), world(), NOW)).toMatchObject({ decision: 'refused', reason: 'unrecognized-name' });
+    expect(judgeHome(home('scratch'), world(), NOW)).toMatchObject({
+      decision: 'refused',
+      reason: 'unrecognized-name',
+    });
+    expect(judgeHome(home('Capital:chat'), world(), NOW)).toMatchObject({
+      decision: 'refused',
+      reason: 'unrecognized-name',
+    });
   });
 
   it('refuses a registered home whose newest write could not be measured', () => {
@@ -144,7 +167,10 @@ describe('judgeHome', () => {
 
 describe('judgeUnreadableSource and judgeQuarantine', () => {
   it('refuses every home of an unreadable registry with the reason', () => {
-    const verdict = judgeUnreadableSource({ path: '/h/.watchfire/codex-home/a:chat' }, '/h/.watchfire/projects.yaml does not exist');
+    const verdict = judgeUnreadableSource(
+      { path: '/h/.watchfire/codex-home/a:chat' },
+      '/h/.watchfire/projects.yaml does not exist',
+    );
     expect(verdict).toMatchObject({ decision: 'refused', reason: 'source-unreadable' });
     expect(verdict.detail).toContain('projects.yaml');
   });

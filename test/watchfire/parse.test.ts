@@ -27,7 +27,8 @@ describe('parseProjects', () => {
   });
 
   it('keeps names that other YAML schemas would turn into numbers or booleans', () => {
-    const text = 'version: 1\nprojects:\n  - project_id: a\n    name: 1e3\n    path: /p/a\n  - project_id: b\n    name: no\n    path: /p/b\n';
+    const text =
+      'version: 1\nprojects:\n  - project_id: a\n    name: 1e3\n    path: /p/a\n  - project_id: b\n    name: no\n    path: /p/b\n';
     expect(parseProjects(text, FILE).map((project) => project.name)).toEqual(['1e3', 'no']);
   });
 
@@ -45,7 +46,8 @@ describe('parseProjects', () => {
   });
 
   it('fails closed on a registry cut short while Watchfire rewrote it in place', () => {
-    const whole = 'version: 1\nprojects:\n  - project_id: a\n    name: keep\n    path: /p/a\n    position: 0\n  - project_id: b\n    name: other\n    path: /p/b\n    position: 1\n';
+    const whole =
+      'version: 1\nprojects:\n  - project_id: a\n    name: keep\n    path: /p/a\n    position: 0\n  - project_id: b\n    name: other\n    path: /p/b\n    position: 1\n';
     expect(parseProjects(whole, FILE).map((p) => p.name)).toEqual(['keep', 'other']);
     // Cut inside the last line: no final newline.
     expect(() => parseProjects(whole.slice(0, -3), FILE)).toThrow(/does not end with a newline/);
@@ -75,7 +77,12 @@ describe('parseAgents and parseDaemonPid', () => {
   });
 
   it('reads the daemon pid and refuses anything that is not one', () => {
-    expect(parseDaemonPid('version: 1\nhost: localhost\nport: 50051\npid: 4242\nstarted_at: 2026-11-30T06:00:00Z\n', '/h/daemon.yaml')).toBe(4242);
+    expect(
+      parseDaemonPid(
+        'version: 1\nhost: localhost\nport: 50051\npid: 4242\nstarted_at: 2026-11-30T06:00:00Z\n',
+        '/h/daemon.yaml',
+      ),
+    ).toBe(4242);
     expect(() => parseDaemonPid('version: 1\npid: -1\n', '/h/daemon.yaml')).toThrow(/pid: expected a process id/);
     expect(() => parseDaemonPid('version: 1\n', '/h/daemon.yaml')).toThrow(/pid/);
   });
@@ -95,7 +102,11 @@ describe('parseLogHeader', () => {
       'ended_at: 2026-11-30T06:00:00Z',
       'status: interrupted',
     ]);
-    expect(parseLogHeader(text)).toEqual({ projectId: 'p1', endedAtMs: Date.parse('2026-11-30T06:00:00Z'), status: 'interrupted' });
+    expect(parseLogHeader(text)).toEqual({
+      projectId: 'p1',
+      endedAtMs: Date.parse('2026-11-30T06:00:00Z'),
+      status: 'interrupted',
+    });
   });
 
   it('answers null for anything but a whole header with a valid ended_at', () => {

@@ -98,7 +98,15 @@ describe('watchfire: passes', () => {
 
     expectUnchanged(afterFirst, snapshot(m));
     const { kept, refused, unfinished } = first.report.totals;
-    expect(second.report.totals).toMatchObject({ deleted: 0, wouldDelete: 0, failed: 0, reclaimedBytes: 0, kept, refused, unfinished });
+    expect(second.report.totals).toMatchObject({
+      deleted: 0,
+      wouldDelete: 0,
+      failed: 0,
+      reclaimedBytes: 0,
+      kept,
+      refused,
+      unfinished,
+    });
     expect({ kept, refused, unfinished }).toEqual({ kept: 1, refused: 1, unfinished: 1 });
   });
 
@@ -112,7 +120,11 @@ describe('watchfire: passes', () => {
 
     const { report } = await passOver(m);
 
-    expect(itemAt(report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(itemAt(report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     expect(report.items.some((item) => item.path === victim)).toBe(false);
     const doomed = [victim, ...all.slice(2).filter((p) => itemAt(report, p).verdict === 'deleted')];
     expectOnlyRemoved(m, before, snapshot(m), doomed);
@@ -128,7 +140,11 @@ describe('watchfire: passes', () => {
     rmSync(path.join(quarantine, 'sessions', '2026', '11', '28'), { recursive: true });
 
     const next = await passOver(m);
-    expect(itemAt(next.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(itemAt(next.report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     const doomed = [victim, ...all.slice(2).filter((p) => itemAt(next.report, p).verdict === 'deleted')];
     expectOnlyRemoved(m, before, snapshot(m), doomed);
   });
@@ -141,7 +157,11 @@ describe('watchfire: passes', () => {
     writeFileSync(path.join(quarantine, 'written-after-the-rename.txt'), 'fresh');
 
     const soon = await passOver(m);
-    expect(itemAt(soon.report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'refused', reason: 'too-recent' });
+    expect(itemAt(soon.report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'refused',
+      reason: 'too-recent',
+    });
     expect(readFileSync(path.join(quarantine, 'written-after-the-rename.txt'), 'utf8')).toBe('fresh');
 
     const later = await passOver(m, { clock: () => new Date(Date.now() + 2 * 3_600_000) });
@@ -167,10 +187,14 @@ describe('watchfire: passes', () => {
 
     const folder = path.dirname(victim);
     let quarantine: string | null = null;
-    const child = spawn(process.execPath, [CLI, 'run', '--config', configFile, '--only', 'watchfire', '--log-level', 'silent'], {
-      env: { ...process.env, HOME: m.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--config', configFile, '--only', 'watchfire', '--log-level', 'silent'],
+      {
+        env: { ...process.env, HOME: m.home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const watcher = watch(folder, (_event, name) => {
       if (quarantine === null && name && quarantinedName(String(name)) === path.basename(victim)) {
         quarantine = path.join(folder, String(name));
@@ -189,7 +213,10 @@ describe('watchfire: passes', () => {
     // The killed delete may have emptied folders (their mtime is now): the next pass after minAge.
     const next = await passOver(m, { clock: () => new Date(Date.now() + 2 * 3_600_000) });
 
-    expect(itemAt(next.report, quarantine as unknown as string)).toMatchObject({ kind: 'quarantine', verdict: 'deleted' });
+    expect(itemAt(next.report, quarantine as unknown as string)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+    });
     expect(itemAt(next.report, bystander).verdict).toBe('unfinished');
     expectOnlyRemoved(m, before, snapshot(m), [victim]);
     expect(diffInventories(before, snapshot(m)).removed.length).toBeGreaterThan(2_000);

@@ -33,7 +33,12 @@ describe('watchfire: deleted projects', () => {
     writeWatchfireExtras(m, alive);
     const gone = [
       makeHome(m, 'codex', { projectName: 'Old Project', mode: 'chat' }),
-      makeHome(m, 'opencode', { projectName: 'Old Project', mode: 'task', task: { number: 3, title: 'Fix login' } }, 'opencode-session'),
+      makeHome(
+        m,
+        'opencode',
+        { projectName: 'Old Project', mode: 'task', task: { number: 3, title: 'Fix login' } },
+        'opencode-session',
+      ),
       makeHome(m, 'gemini', { projectName: 'Old Project', mode: 'wildfire-execute' }, 'prompt-only'),
       makeHome(m, 'newbackend', { projectName: 'Old Project', mode: 'gen-tasks' }),
     ];
@@ -45,7 +50,12 @@ describe('watchfire: deleted projects', () => {
 
     expect(exitCode).toBe(0);
     expect(report.providers).toEqual([{ provider: 'watchfire', root: m.root, ok: true }]);
-    for (const home of gone) expect(itemAt(report, home)).toMatchObject({ verdict: 'deleted', reason: 'project-deleted', kind: 'session-home' });
+    for (const home of gone)
+      expect(itemAt(report, home)).toMatchObject({
+        verdict: 'deleted',
+        reason: 'project-deleted',
+        kind: 'session-home',
+      });
     expect(itemAt(report, gone[0] as string).bytes).toBeGreaterThan(0);
     expect(itemAt(report, unfinished)).toMatchObject({ verdict: 'unfinished', reason: 'transcript-not-exported' });
     expectOnlyRemoved(m, before, snapshot(m), gone);
@@ -135,7 +145,11 @@ describe('watchfire: running projects', () => {
     writeAgents(m, [{ project: app, mode: 'task', task: { number: 12, title: 'Add search' } }]);
     daemonLock(m);
     writeDaemon(m, await deadPid());
-    const interrupted = makeHome(m, 'codex', { projectName: 'Crashed App', mode: 'task', task: { number: 12, title: 'Add search' } });
+    const interrupted = makeHome(m, 'codex', {
+      projectName: 'Crashed App',
+      mode: 'task',
+      task: { number: 12, title: 'Add search' },
+    });
     const failedStart = makeHome(m, 'gemini', { projectName: 'Crashed App', mode: 'chat' }, 'prompt-only');
     const notRunning = makeHome(m, 'codex', { projectName: 'Other App', mode: 'chat' });
     ageAll(m, daysAgo(1));
@@ -160,7 +174,11 @@ describe('watchfire: registered projects that are not running', () => {
     writeProjects(m, [app]);
     writeWatchfireExtras(m, app);
     const exported = makeHome(m, 'codex', { projectName: 'Shop Front', mode: 'chat' });
-    const later = makeHome(m, 'copilot', { projectName: 'Shop Front', mode: 'task', task: { number: 4, title: 'Cart' } });
+    const later = makeHome(m, 'copilot', {
+      projectName: 'Shop Front',
+      mode: 'task',
+      task: { number: 4, title: 'Cart' },
+    });
     const failedStart = makeHome(m, 'codex', { projectName: 'Shop Front', mode: 'gen-definition' }, 'prompt-only');
     const { codex } = userConfig(m);
     linkCodexConfig(failedStart, codex);
@@ -198,7 +216,10 @@ describe('watchfire: registered projects that are not running', () => {
     const oneMsLate = makeHome(m, 'codex', { projectName: 'Edge', mode: 'agent' });
     ageAll(m, new Date(ended.getTime() + 1));
     const second = await passOver(m);
-    expect(itemAt(second.report, oneMsLate)).toMatchObject({ verdict: 'unfinished', reason: 'transcript-not-exported' });
+    expect(itemAt(second.report, oneMsLate)).toMatchObject({
+      verdict: 'unfinished',
+      reason: 'transcript-not-exported',
+    });
   });
 
   it('keeps the homes of a running project that shares its 30-byte slug with a deleted one', async () => {
@@ -211,7 +232,12 @@ describe('watchfire: registered projects that are not running', () => {
     // These names are shared with the deleted "Acme Platform Services Backend Team".
     const shared = [
       makeHome(m, 'codex', { projectName: 'Acme Platform Services Backend Team', mode: 'chat' }),
-      makeHome(m, 'opencode', { projectName: 'Acme Platform Services Backend Team', mode: 'task', task: { number: 1, title: 'x' } }, 'opencode-session'),
+      makeHome(
+        m,
+        'opencode',
+        { projectName: 'Acme Platform Services Backend Team', mode: 'task', task: { number: 1, title: 'x' } },
+        'opencode-session',
+      ),
     ];
     const trulyDeleted = makeHome(m, 'codex', { projectName: 'Zeta', mode: 'chat' });
     ageAll(m, daysAgo(2));
@@ -219,7 +245,8 @@ describe('watchfire: registered projects that are not running', () => {
 
     const { report } = await passOver(m);
 
-    for (const home of shared) expect(itemAt(report, home)).toMatchObject({ verdict: 'kept', reason: 'session-running' });
+    for (const home of shared)
+      expect(itemAt(report, home)).toMatchObject({ verdict: 'kept', reason: 'session-running' });
     expect(itemAt(report, trulyDeleted).verdict).toBe('deleted');
     expectOnlyRemoved(m, before, snapshot(m), [trulyDeleted]);
   });
@@ -243,7 +270,12 @@ describe('watchfire: links and safety', () => {
     const { codex, opencode } = userConfig(m);
     const codexHome = makeHome(m, 'codex', { projectName: 'Gone', mode: 'chat' });
     linkCodexConfig(codexHome, codex);
-    const opencodeHome = makeHome(m, 'opencode', { projectName: 'Gone', mode: 'task', task: { number: 9, title: 'Docs' } }, 'opencode-session');
+    const opencodeHome = makeHome(
+      m,
+      'opencode',
+      { projectName: 'Gone', mode: 'task', task: { number: 9, title: 'Docs' } },
+      'opencode-session',
+    );
     linkOpencodeConfig(opencodeHome, opencode, readdirSync(opencode));
     const failedOpencode = path.join(m.root, 'opencode-home', 'gone:chat');
     linkOpencodeConfig(failedOpencode, opencode, readdirSync(opencode));

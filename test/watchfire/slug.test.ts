@@ -62,7 +62,9 @@ describe('sessionName', () => {
     expect(sessionName({ projectName: 'My App', mode: 'task', task: { number: 7, title: 'Fix the login bug' } })).toBe(
       'my-app:task:#0007-fix-the-login-bug',
     );
-    expect(sessionName({ projectName: 'My App', mode: 'task', task: { number: 12345, title: 'x' } })).toBe('my-app:task:#12345-x');
+    expect(sessionName({ projectName: 'My App', mode: 'task', task: { number: 12345, title: 'x' } })).toBe(
+      'my-app:task:#12345-x',
+    );
   });
 
   it('trims the trailing dash left by an empty task title slug', () => {
@@ -77,7 +79,11 @@ describe('sessionName', () => {
     });
     expect(Buffer.byteLength(name)).toBeLessThanOrEqual(80);
     expect(name).toBe(`${'p'.repeat(30)}:wildfire-execute:#0001-${'t'.repeat(25)}`);
-    const cutAtDash = sessionName({ projectName: 'p'.repeat(30), mode: 'wildfire-execute', task: { number: 1, title: `${'t'.repeat(26)} u` } });
+    const cutAtDash = sessionName({
+      projectName: 'p'.repeat(30),
+      mode: 'wildfire-execute',
+      task: { number: 1, title: `${'t'.repeat(26)} u` },
+    });
     expect(cutAtDash).toBe(`${'p'.repeat(30)}:wildfire-execute:#0001-${'t'.repeat(26)}`);
   });
 

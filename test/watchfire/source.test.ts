@@ -31,10 +31,26 @@ function deadHomes(m: Machine): string[] {
 
 const BROKEN: Array<[string, (m: Machine) => void, RegExp]> = [
   ['missing', () => undefined, /projects\.yaml does not exist/],
-  ['not YAML', (m) => writeFileSync(path.join(m.root, 'projects.yaml'), 'version: 1\nprojects: [\n  - {project_id: a\n'), /projects\.yaml: not valid YAML/],
-  ['empty (caught mid-write)', (m) => writeFileSync(path.join(m.root, 'projects.yaml'), ''), /projects\.yaml: expected a YAML mapping/],
-  ['of an unknown version', (m) => writeFileSync(path.join(m.root, 'projects.yaml'), 'version: 2\nprojects: []\n'), /version: expected 1/],
-  ['without project ids', (m) => writeFileSync(path.join(m.root, 'projects.yaml'), 'version: 1\nprojects:\n  - name: x\n'), /projects\[0\]\.project_id/],
+  [
+    'not YAML',
+    (m) => writeFileSync(path.join(m.root, 'projects.yaml'), 'version: 1\nprojects: [\n  - {project_id: a\n'),
+    /projects\.yaml: not valid YAML/,
+  ],
+  [
+    'empty (caught mid-write)',
+    (m) => writeFileSync(path.join(m.root, 'projects.yaml'), ''),
+    /projects\.yaml: expected a YAML mapping/,
+  ],
+  [
+    'of an unknown version',
+    (m) => writeFileSync(path.join(m.root, 'projects.yaml'), 'version: 2\nprojects: []\n'),
+    /version: expected 1/,
+  ],
+  [
+    'without project ids',
+    (m) => writeFileSync(path.join(m.root, 'projects.yaml'), 'version: 1\nprojects:\n  - name: x\n'),
+    /projects\[0\]\.project_id/,
+  ],
 ];
 
 describe('watchfire: an unreadable projects.yaml fails closed', () => {
@@ -71,7 +87,8 @@ describe('watchfire: an unreadable projects.yaml fails closed', () => {
     const { report, exitCode } = await passOver(m);
     expect(exitCode).toBe(1);
     expect(report.providers[0]?.error).toMatch(/agents\.yaml: not valid YAML/);
-    for (const home of homes) expect(itemAt(report, home)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
+    for (const home of homes)
+      expect(itemAt(report, home)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
     expectUnchanged(before, snapshot(m));
   });
 
@@ -86,7 +103,11 @@ describe('watchfire: an unreadable projects.yaml fails closed', () => {
     const { report, exitCode } = await passOver(m);
 
     expect(exitCode).toBe(1);
-    expect(itemAt(report, quarantine)).toMatchObject({ kind: 'quarantine', verdict: 'deleted', reason: 'quarantine-leftover' });
+    expect(itemAt(report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
     expect(itemAt(report, home)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
     expectOnlyRemoved(m, before, snapshot(m), [quarantine]);
   });
@@ -101,12 +122,16 @@ describe('watchfire: an unreadable projects.yaml fails closed', () => {
     const configFile = path.join(m.runDir, 'agent-janitor.yaml');
     writeFileSync(configFile, stringify(configFor(m)));
 
-    const result = await runCli(['run', '--config', configFile, '--only', 'watchfire', '--json', '--log-level', 'silent'], { env: { HOME: m.home } });
+    const result = await runCli(
+      ['run', '--config', configFile, '--only', 'watchfire', '--json', '--log-level', 'silent'],
+      { env: { HOME: m.home } },
+    );
 
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.providers).toEqual([expect.objectContaining({ provider: 'watchfire', root: m.root, ok: false })]);
-    for (const home of homes) expect(itemAt(report, home)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
+    for (const home of homes)
+      expect(itemAt(report, home)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
     expect(report.totals.deleted).toBe(0);
     expectUnchanged(before, snapshot(m));
   });

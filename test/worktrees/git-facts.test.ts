@@ -16,15 +16,29 @@ import { addWorktree, commitFile, makeRepo, sh } from './git-fixtures.js';
 /** What git answers for one worktree alone: the refs holding HEAD, and the commits only its branch holds. */
 function gitAlone(worktree: string): { containing: string[]; onlyHere: number | null } {
   const head = sh(worktree, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}').trim();
-  const containing = sh(worktree, 'for-each-ref', '--contains', head, '--format=%(refname)', 'refs/heads', 'refs/remotes', 'refs/tags').split('\n').filter(Boolean);
+  const containing = sh(
+    worktree,
+    'for-each-ref',
+    '--contains',
+    head,
+    '--format=%(refname)',
+    'refs/heads',
+    'refs/remotes',
+    'refs/tags',
+  )
+    .split('\n')
+    .filter(Boolean);
   const branch = sh(worktree, 'branch', '--show-current').trim();
   const exclude = branch ? [`--exclude=${branch}`] : [];
-  const onlyHere = Number(sh(worktree, 'rev-list', '--count', head, '--not', ...exclude, '--branches', '--remotes', '--tags').trim());
+  const onlyHere = Number(
+    sh(worktree, 'rev-list', '--count', head, '--not', ...exclude, '--branches', '--remotes', '--tags').trim(),
+  );
   return { containing, onlyHere };
 }
 
 function facts(evidence: Awaited<ReturnType<typeof examineWorktree>>): GitFacts {
-  if (evidence.state !== 'linked' || !evidence.git) throw new Error(`no git facts for ${evidence.path}: ${JSON.stringify(evidence)}`);
+  if (evidence.state !== 'linked' || !evidence.git)
+    throw new Error(`no git facts for ${evidence.path}: ${JSON.stringify(evidence)}`);
   return evidence.git;
 }
 
@@ -75,45 +89,52 @@ function buildAncestryWorld(dir: string): { shapes: Record<string, string>; unbo
 
 describe('worktree engine: git facts for many worktrees at once', () => {
   // Loose, the world's annotated tags send the ref listing to git; packed, its files are read.
-  it.each(['loose', 'packed'])('answers for every worktree of a batch what git answers for that worktree alone (refs %s)', async (refs) => {
-    const dir = tempDir();
-    const { shapes, unborn } = buildAncestryWorld(dir);
-    const commonDir = path.join(dir, 'repo', '.git');
-    if (refs === 'packed') sh(path.join(dir, 'repo'), 'pack-refs', '--all');
-    expect(readKeepingRefFiles(commonDir) === null).toBe(refs === 'loose');
-    const names = Object.keys(shapes);
-    const batch = await examineWorktrees([...names.map((name) => shapes[name] as string), unborn]);
+  it.each(['loose', 'packed'])(
+    'answers for every worktree of a batch what git answers for that worktree alone (refs %s)',
+    async (refs) => {
+      const dir = tempDir();
+      const { shapes, unborn } = buildAncestryWorld(dir);
+      const commonDir = path.join(dir, 'repo', '.git');
+      if (refs === 'packed') sh(path.join(dir, 'repo'), 'pack-refs', '--all');
+      expect(readKeepingRefFiles(commonDir) === null).toBe(refs === 'loose');
+      const names = Object.keys(shapes);
+      const batch = await examineWorktrees([...names.map((name) => shapes[name] as string), unborn]);
 
-    for (const [k, name] of names.entries()) {
-      const worktree = shapes[name] as string;
-      const together = facts(batch[k] as Awaited<ReturnType<typeof examineWorktree>>);
-      const alone = facts(await examineWorktree(worktree));
-      const oracle = gitAlone(worktree);
-      const own = together.head.branch;
-      const oracleOthers = oracle.containing.filter((ref) => ref !== own);
-      expect(together.head.commit, name).toBe(sh(worktree, 'rev-parse', 'HEAD').trim());
-      expect(otherRefs(together).length > 0, `${name} held by another ref`).toBe(oracleOthers.length > 0);
-      expect(otherRefs(alone).length > 0, `${name} held by another ref, asked alone`).toBe(oracleOthers.length > 0);
-      for (const ref of otherRefs(together)) expect(oracleOthers, name).toContain(ref);
-      if (oracleOthers.length === 0) {
-        expect(together.commitsOnlyHere, name).toBe(oracle.onlyHere);
-        expect(alone.commitsOnlyHere, name).toBe(oracle.onlyHere);
+      for (const [k, name] of names.entries()) {
+        const worktree = shapes[name] as string;
+        const together = facts(batch[k] as Awaited<ReturnType<typeof examineWorktree>>);
+        const alone = facts(await examineWorktree(worktree));
+        const oracle = gitAlone(worktree);
+        const own = together.head.branch;
+        const oracleOthers = oracle.containing.filter((ref) => ref !== own);
+        expect(together.head.commit, name).toBe(sh(worktree, 'rev-parse', 'HEAD').trim());
+        expect(otherRefs(together).length > 0, `${name} held by another ref`).toBe(oracleOthers.length > 0);
+        expect(otherRefs(alone).length > 0, `${name} held by another ref, asked alone`).toBe(oracleOthers.length > 0);
+        for (const ref of otherRefs(together)) expect(oracleOthers, name).toContain(ref);
+        if (oracleOthers.length === 0) {
+          expect(together.commitsOnlyHere, name).toBe(oracle.onlyHere);
+          expect(alone.commitsOnlyHere, name).toBe(oracle.onlyHere);
+        }
       }
-    }
 
-    const byName = (name: string) => facts(batch[names.indexOf(name)] as Awaited<ReturnType<typeof examineWorktree>>);
-    // main moved on (a merge) and every later branch started from it: both are held from outside the graph.
-    expect(otherRefs(byName('fresh'))).toContain('refs/heads/main');
-    expect(otherRefs(byName('merged'))).toContain('refs/heads/main');
-    expect(otherRefs(byName('unique'))).toEqual(['refs/heads/agent/stacked']);
-    expect(byName('stacked').commitsOnlyHere).toBe(1);
-    expect(byName('detached')).toMatchObject({ containingRefs: [], commitsOnlyHere: 1, head: { branch: null } });
-    expect(otherRefs(byName('tagged'))).toEqual(['refs/tags/v1']);
-    expect(otherRefs(byName('pushed'))).toEqual(['refs/remotes/origin/agent/pushed']);
-    expect(otherRefs(byName('twin'))).toEqual(['refs/heads/agent/twin-copy']);
-    expect(otherRefs(byName('elsewhere'))).toEqual(['refs/heads/main']);
-    expect(facts(batch[names.length] as Awaited<ReturnType<typeof examineWorktree>>)).toMatchObject({ head: { commit: null, branch: 'refs/heads/agent/unborn-orphan' }, containingRefs: [], commitsOnlyHere: null });
-  });
+      const byName = (name: string) => facts(batch[names.indexOf(name)] as Awaited<ReturnType<typeof examineWorktree>>);
+      // main moved on (a merge) and every later branch started from it: both are held from outside the graph.
+      expect(otherRefs(byName('fresh'))).toContain('refs/heads/main');
+      expect(otherRefs(byName('merged'))).toContain('refs/heads/main');
+      expect(otherRefs(byName('unique'))).toEqual(['refs/heads/agent/stacked']);
+      expect(byName('stacked').commitsOnlyHere).toBe(1);
+      expect(byName('detached')).toMatchObject({ containingRefs: [], commitsOnlyHere: 1, head: { branch: null } });
+      expect(otherRefs(byName('tagged'))).toEqual(['refs/tags/v1']);
+      expect(otherRefs(byName('pushed'))).toEqual(['refs/remotes/origin/agent/pushed']);
+      expect(otherRefs(byName('twin'))).toEqual(['refs/heads/agent/twin-copy']);
+      expect(otherRefs(byName('elsewhere'))).toEqual(['refs/heads/main']);
+      expect(facts(batch[names.length] as Awaited<ReturnType<typeof examineWorktree>>)).toMatchObject({
+        head: { commit: null, branch: 'refs/heads/agent/unborn-orphan' },
+        containingRefs: [],
+        commitsOnlyHere: null,
+      });
+    },
+  );
 
   it('a HEAD that moved between the status and the ref listing is an error for that worktree alone', async () => {
     const dir = tempDir();
@@ -123,13 +144,20 @@ describe('worktree engine: git facts for many worktrees at once', () => {
     const before = sh(moving, 'rev-parse', 'HEAD').trim();
     commitFile(moving, 'later.txt', 'later\n');
 
-    const answers = await readAncestry(moving, [
-      { path: moving, commit: before, branch: 'refs/heads/agent/moving' },
-      { path: still, commit: before, branch: 'refs/heads/agent/still' },
-    ], await listKeepingRefs(moving, path.join(repo, '.git')));
+    const answers = await readAncestry(
+      moving,
+      [
+        { path: moving, commit: before, branch: 'refs/heads/agent/moving' },
+        { path: still, commit: before, branch: 'refs/heads/agent/still' },
+      ],
+      await listKeepingRefs(moving, path.join(repo, '.git')),
+    );
     expect(answers[0]).toBeInstanceOf(Error);
     expect((answers[0] as Error).message).toContain(`HEAD of ${moving} moved while it was read`);
-    expect(answers[1]).toEqual({ containingRefs: expect.arrayContaining(['refs/heads/agent/still', 'refs/heads/main']), commitsOnlyHere: null });
+    expect(answers[1]).toEqual({
+      containingRefs: expect.arrayContaining(['refs/heads/agent/still', 'refs/heads/main']),
+      commitsOnlyHere: null,
+    });
   });
 });
 
@@ -182,7 +210,10 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     const flipped = Buffer.from(data);
     flipped[20] = (flipped[20] as number) ^ 0xff;
     expect(parseIndexGitlinks(flipped)).toMatchObject({ known: false });
-    expect(parseIndexGitlinks(Buffer.from('not an index at all, just text'))).toMatchObject({ known: false, reason: 'no index signature' });
+    expect(parseIndexGitlinks(Buffer.from('not an index at all, just text'))).toMatchObject({
+      known: false,
+      reason: 'no index signature',
+    });
 
     const saved = path.join(dir, 'index.saved');
     copyFileSync(index, saved);
@@ -191,7 +222,10 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     copyFileSync(saved, index);
 
     sh(worktree, 'update-index', '--split-index');
-    expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('split index') });
+    expect(await readIndexGitlinks(index)).toMatchObject({
+      known: false,
+      reason: expect.stringContaining('split index'),
+    });
     expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
     sh(worktree, 'update-index', '--no-split-index');
 
@@ -231,7 +265,7 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     expect(broken[2]).toEqual(batch[2]);
   });
 
-  it('turns off git\'s preload threads only where the batches at once are as many as the CPUs', async () => {
+  it("turns off git's preload threads only where the batches at once are as many as the CPUs", async () => {
     const dir = tempDir();
     const trees = threeWorktrees(dir);
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
@@ -240,7 +274,10 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     mkdirSync(bin);
     writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
     process.env.PATH = `${bin}:${savedPath}`;
-    const batchesIn = () => readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('for-each-repo'));
+    const batchesIn = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('for-each-repo'));
 
     const busy = await readWorktreeStatuses(trees, 2, 2);
     expect(batchesIn()).toHaveLength(2);
@@ -266,7 +303,8 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     expect(answers).toHaveLength(3);
     for (const answer of answers) expect(answer).toBeInstanceOf(Error);
     const facts = await examineWorktrees(trees);
-    for (const evidence of facts) expect(evidence).toMatchObject({ state: 'linked', git: null, gitError: expect.stringContaining('git') });
+    for (const evidence of facts)
+      expect(evidence).toMatchObject({ state: 'linked', git: null, gitError: expect.stringContaining('git') });
   });
 
   it('never trusts the answer a failed batch was cut short in: that worktree is asked again alone', async () => {
@@ -276,20 +314,26 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
     // A for-each-repo that answers the first two, then dies partway through the third's answer.
-    writeFileSync(path.join(bin, 'git'), [
-      '#!/bin/sh',
-      'case " $* " in',
-      `  *" for-each-repo "*) for w in '${trees[0]}' '${trees[1]}'; do '${realGit}' -C "$w" status --porcelain=v2 --branch -z --untracked-files=all; done`,
-      `    printf '# branch.oid %s\\0# branch.head agent/three\\0' "$('${realGit}' -C '${trees[2]}' rev-parse HEAD)"; exit 128;;`,
-      'esac',
-      `exec '${realGit}' "$@"`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      path.join(bin, 'git'),
+      [
+        '#!/bin/sh',
+        'case " $* " in',
+        `  *" for-each-repo "*) for w in '${trees[0]}' '${trees[1]}'; do '${realGit}' -C "$w" status --porcelain=v2 --branch -z --untracked-files=all; done`,
+        `    printf '# branch.oid %s\\0# branch.head agent/three\\0' "$('${realGit}' -C '${trees[2]}' rev-parse HEAD)"; exit 128;;`,
+        'esac',
+        `exec '${realGit}' "$@"`,
+        '',
+      ].join('\n'),
+    );
     chmodSync(path.join(bin, 'git'), 0o755);
     process.env.PATH = `${bin}:${savedPath}`;
 
     const answers = await readWorktreeStatuses(trees, 1);
     expect(answers[0]).toMatchObject({ changes: { changed: 0, untracked: 0 } });
-    expect(answers[2]).toMatchObject({ changes: { untracked: 1, sample: ['NOTES.md'] }, head: { branch: 'refs/heads/agent/three' } });
+    expect(answers[2]).toMatchObject({
+      changes: { untracked: 1, sample: ['NOTES.md'] },
+      head: { branch: 'refs/heads/agent/three' },
+    });
   });
 });

@@ -17,12 +17,26 @@ const IDENTITY = {
 
 /** Runs the real git for a fixture and answers its stdout. */
 export function sh(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', '-c', 'protocol.file.allow=always', '-c', 'safe.directory=*', ...args], {
-    cwd,
-    env: { ...process.env, ...IDENTITY },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(
+    'git',
+    [
+      '-c',
+      'init.defaultBranch=main',
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'protocol.file.allow=always',
+      '-c',
+      'safe.directory=*',
+      ...args,
+    ],
+    {
+      cwd,
+      env: { ...process.env, ...IDENTITY },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 /** A repository on `main` with one commit and a .gitignore that ignores `*.log`. */
@@ -62,7 +76,11 @@ export function repoState(repo: string): RepoState {
     worktrees: sh(repo, 'worktree', 'list', '--porcelain'),
     branches: sh(repo, 'branch', '--format=%(refname:short)').split('\n').filter(Boolean).sort(),
     refs: sh(repo, 'for-each-ref', '--format=%(refname) %(objectname)'),
-    indexHash: existsSync(path.join(gitDir, 'index')) ? createHash('sha256').update(readFileSync(path.join(gitDir, 'index'))).digest('hex') : '',
+    indexHash: existsSync(path.join(gitDir, 'index'))
+      ? createHash('sha256')
+          .update(readFileSync(path.join(gitDir, 'index')))
+          .digest('hex')
+      : '',
   };
 }
 

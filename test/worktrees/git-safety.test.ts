@@ -56,7 +56,15 @@ function readCalls(log: string): Call[] {
   const calls = new Map<string, Call>();
   for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
     const [kind, pid, time, locks, args] = line.split('\t') as [string, string, string, string?, string?];
-    if (kind === 'start') calls.set(pid, { pid, start: Number(time), end: Infinity, locks: locks ?? '', args: args ?? '', command: subcommand(args ?? '') });
+    if (kind === 'start')
+      calls.set(pid, {
+        pid,
+        start: Number(time),
+        end: Infinity,
+        locks: locks ?? '',
+        args: args ?? '',
+        command: subcommand(args ?? ''),
+      });
     else if (calls.has(pid)) (calls.get(pid) as Call).end = Number(time);
   }
   return [...calls.values()];
@@ -73,7 +81,15 @@ function subcommand(args: string): string {
 }
 
 function mostAtOnce(calls: Call[]): number {
-  const edges = calls.flatMap((call) => [[call.start, 1], [call.end, -1]] as Array<[number, number]>).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const edges = calls
+    .flatMap(
+      (call) =>
+        [
+          [call.start, 1],
+          [call.end, -1],
+        ] as Array<[number, number]>,
+    )
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let most = 0;
   for (const [, step] of edges) most = Math.max(most, (now += step));
@@ -91,8 +107,18 @@ describe('worktrees: git is only ever read without locks, and removal is git wor
     const heldByTip = removable.filter((name) => {
       const head = sh(w.at(name), 'rev-parse', 'HEAD').trim();
       const own = sh(w.at(name), 'rev-parse', '--symbolic-full-name', 'HEAD').trim();
-      return sh(w.repo, 'for-each-ref', '--points-at', head, '--format=%(refname)', 'refs/heads', 'refs/remotes', 'refs/tags')
-        .split('\n').some((ref) => ref !== '' && ref !== own);
+      return sh(
+        w.repo,
+        'for-each-ref',
+        '--points-at',
+        head,
+        '--format=%(refname)',
+        'refs/heads',
+        'refs/remotes',
+        'refs/tags',
+      )
+        .split('\n')
+        .some((ref) => ref !== '' && ref !== own);
     });
     expect(heldByTip.length).toBeGreaterThan(0);
     expect(heldByTip.length).toBeLessThan(removable.length);
@@ -120,7 +146,9 @@ describe('worktrees: git is only ever read without locks, and removal is git wor
     // last-moment look, less the walks of a HEAD another ref's tip holds. Nothing per worktree
     // besides its status.
     expect(calls.filter((call) => ['rev-parse', 'symbolic-ref', 'ls-files'].includes(call.command))).toEqual([]);
-    expect(calls.filter((call) => call.command === 'for-each-ref' && !call.args.includes('--contains')).length).toBe(1 + removes.length);
+    expect(calls.filter((call) => call.command === 'for-each-ref' && !call.args.includes('--contains')).length).toBe(
+      1 + removes.length,
+    );
     expect(calls.filter((call) => call.command === 'rev-list').length).toBe(1 + removes.length - heldByTip.length);
     for (const call of calls) {
       expect(call.args).not.toMatch(/ (--force|-f|prune|gc)( |$)/);
@@ -132,11 +160,17 @@ describe('worktrees: git is only ever read without locks, and removal is git wor
     const dir = tempDir();
     const w = buildSetsWorld(path.join(dir, 'world'));
     const adminRoot = path.join(w.repo, '.git', 'worktrees');
-    const indexes = [path.join(w.repo, '.git', 'index'), ...readdirSync(adminRoot).map((id) => path.join(adminRoot, id, 'index'))];
+    const indexes = [
+      path.join(w.repo, '.git', 'index'),
+      ...readdirSync(adminRoot).map((id) => path.join(adminRoot, id, 'index')),
+    ];
     const before = new Map(indexes.map((file) => [file, hash(file)]));
     const refsBefore = execFileSync(realGit, ['for-each-ref'], { cwd: w.repo, encoding: 'utf8' });
     const lockEvents: string[] = [];
-    const watchers: FSWatcher[] = [path.join(w.repo, '.git'), ...readdirSync(adminRoot).map((id) => path.join(adminRoot, id))].map((folder) =>
+    const watchers: FSWatcher[] = [
+      path.join(w.repo, '.git'),
+      ...readdirSync(adminRoot).map((id) => path.join(adminRoot, id)),
+    ].map((folder) =>
       watch(folder, (_event, name) => {
         if (name?.toString().includes('index.lock')) lockEvents.push(path.join(folder, name.toString()));
       }),
@@ -151,7 +185,10 @@ describe('worktrees: git is only ever read without locks, and removal is git wor
 
       // The check can fail: a plain `git status`, optional locks allowed, takes index.lock and rewrites the stale index.
       const probe = path.join(adminRoot, 'dirty', 'index');
-      execFileSync(realGit, ['status', '--porcelain'], { cwd: w.at('dirty'), env: { ...process.env, GIT_OPTIONAL_LOCKS: '1' } });
+      execFileSync(realGit, ['status', '--porcelain'], {
+        cwd: w.at('dirty'),
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: '1' },
+      });
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(hash(probe)).not.toBe(before.get(probe));
       expect(lockEvents).toContain(path.join(adminRoot, 'dirty', 'index.lock'));

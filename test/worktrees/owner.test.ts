@@ -16,8 +16,8 @@ function chownTree(root: string, uid: number): void {
   for (const name of readdirSync(root)) chownTree(path.join(root, name), uid);
 }
 
-describe.runIf(process.getuid?.() === 0)('worktrees: run as root over another user\'s worktrees', () => {
-  it('runs git worktree remove as the owner of the folder, and the result is the owner\'s', async () => {
+describe.runIf(process.getuid?.() === 0)("worktrees: run as root over another user's worktrees", () => {
+  it("runs git worktree remove as the owner of the folder, and the result is the owner's", async () => {
     const dir = tempDir();
     chmodSync(dir, 0o755);
     const w = buildSetsWorld(path.join(dir, 'world'));
@@ -29,18 +29,25 @@ describe.runIf(process.getuid?.() === 0)('worktrees: run as root over another us
     writeFileSync(log, '');
     chmodSync(log, 0o666);
     mkdirSync(path.join(dir, 'bin'));
-    writeFileSync(path.join(dir, 'bin', 'git'), `#!/bin/sh\ncase " $* " in *" worktree "*) echo "$(id -u) $*" >> ${log};; esac\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      path.join(dir, 'bin', 'git'),
+      `#!/bin/sh\ncase " $* " in *" worktree "*) echo "$(id -u) $*" >> ${log};; esac\nexec ${realGit} "$@"\n`,
+      { mode: 0o755 },
+    );
     const savedPath = process.env.PATH;
     process.env.PATH = `${path.join(dir, 'bin')}:${savedPath}`;
     const result = await pass({ dir, config: w.config, only: ['worktrees'] }).finally(() => {
       process.env.PATH = savedPath;
     });
     const { report } = result;
-    const removals = readFileSync(log, 'utf8').split('\n').filter((line) => line.includes(' remove '));
+    const removals = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(' remove '));
     expect(removals).toHaveLength(6);
     for (const line of removals) expect(line.split(' ')[0]).toBe(String(USER));
 
-    for (const name of ['merged-clean', 'pushed', 'agent-done']) expect(itemAt(report, w.at(name)).verdict, name).toBe('deleted');
+    for (const name of ['merged-clean', 'pushed', 'agent-done'])
+      expect(itemAt(report, w.at(name)).verdict, name).toBe('deleted');
     expect(itemAt(report, w.at('dirty')).verdict).toBe('unfinished');
     const rel = (p: string) => path.relative(w.world, p);
     const gone = ['merged-clean', 'merged-later', 'pushed', 'tagged', 'agent-done', 'in-use'];

@@ -10,7 +10,9 @@ const KEEPING = ['refs/heads', 'refs/remotes', 'refs/tags'];
 
 /** git's own answer: every keeping ref and the object it names, peeled all the way. */
 function gitOracle(repo: string): Array<{ name: string; commit: string }> {
-  const names = sh(repo, 'for-each-ref', '--format=%(refname)', ...KEEPING).split('\n').filter(Boolean);
+  const names = sh(repo, 'for-each-ref', '--format=%(refname)', ...KEEPING)
+    .split('\n')
+    .filter(Boolean);
   return names.map((name) => ({ name, commit: sh(repo, 'rev-parse', '--verify', `${name}^{}`).trim() }));
 }
 
@@ -39,7 +41,10 @@ function buildRefsWorld(dir: string, objectFormat?: string): string {
 }
 
 describe('keeping refs read from the repository files', () => {
-  it.each([['sha1', undefined], ['sha256', 'sha256']])('answers what git answers, packed and loose together (%s)', (_, format) => {
+  it.each([
+    ['sha1', undefined],
+    ['sha256', 'sha256'],
+  ])('answers what git answers, packed and loose together (%s)', (_, format) => {
     const repo = buildRefsWorld(tempDir(), format);
     const read = readKeepingRefFiles(path.join(repo, '.git'));
     expect(read).not.toBeNull();
@@ -57,29 +62,54 @@ describe('keeping refs read from the repository files', () => {
   const unsure: Array<[string, (repo: string) => void]> = [
     ['a loose tag, which may name a tag object', (repo) => sh(repo, 'tag', '-a', '-m', 'loose', 'v2')],
     ['a reftable folder', (repo) => mkdirSync(path.join(repo, '.git', 'reftable'))],
-    ['a symbolic ref to nowhere', (repo) => sh(repo, 'symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/missing')],
-    ['text that is no object id', (repo) => writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'main'), 'not an id\n')],
+    [
+      'a symbolic ref to nowhere',
+      (repo) => sh(repo, 'symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/missing'),
+    ],
+    [
+      'text that is no object id',
+      (repo) => writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'main'), 'not an id\n'),
+    ],
     ['a ref that is a link', (repo) => symlinkSync('main', path.join(repo, '.git', 'refs', 'heads', 'linked'))],
-    ['a name git refuses', (repo) => writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'two..dots'), `${sh(repo, 'rev-parse', 'HEAD')}`)],
-    ['a name outside printable ASCII', (repo) => writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'caf\u00e9'), `${sh(repo, 'rev-parse', 'HEAD')}`)],
-    ['packed tags with no record of their peel', (repo) => {
-      const file = path.join(repo, '.git', 'packed-refs');
-      const lines = readFileSync(file, 'utf8').split('\n').filter((line) => !line.startsWith('^') && !line.startsWith('#'));
-      writeFileSync(file, `# pack-refs with: sorted \n${lines.join('\n')}`);
-    }],
-    ['a refs folder that is a link', (repo) => {
-      const remotes = path.join(repo, '.git', 'refs', 'remotes');
-      renameSync(remotes, `${remotes}-elsewhere`);
-      symlinkSync('remotes-elsewhere', remotes);
-    }],
-    ['a refs/heads that is a file (the layout reftable leaves for older gits)', (repo) => {
-      const heads = path.join(repo, '.git', 'refs', 'heads');
-      rmSync(heads, { recursive: true });
-      writeFileSync(heads, 'this repository uses the reftable format\n');
-    }],
+    [
+      'a name git refuses',
+      (repo) =>
+        writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'two..dots'), `${sh(repo, 'rev-parse', 'HEAD')}`),
+    ],
+    [
+      'a name outside printable ASCII',
+      (repo) =>
+        writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'caf\u00e9'), `${sh(repo, 'rev-parse', 'HEAD')}`),
+    ],
+    [
+      'packed tags with no record of their peel',
+      (repo) => {
+        const file = path.join(repo, '.git', 'packed-refs');
+        const lines = readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => !line.startsWith('^') && !line.startsWith('#'));
+        writeFileSync(file, `# pack-refs with: sorted \n${lines.join('\n')}`);
+      },
+    ],
+    [
+      'a refs folder that is a link',
+      (repo) => {
+        const remotes = path.join(repo, '.git', 'refs', 'remotes');
+        renameSync(remotes, `${remotes}-elsewhere`);
+        symlinkSync('remotes-elsewhere', remotes);
+      },
+    ],
+    [
+      'a refs/heads that is a file (the layout reftable leaves for older gits)',
+      (repo) => {
+        const heads = path.join(repo, '.git', 'refs', 'heads');
+        rmSync(heads, { recursive: true });
+        writeFileSync(heads, 'this repository uses the reftable format\n');
+      },
+    ],
   ];
 
-  it.each(unsure)('leaves %s to git, and the listing is still git\'s', async (_, change) => {
+  it.each(unsure)("leaves %s to git, and the listing is still git's", async (_, change) => {
     const repo = buildRefsWorld(tempDir());
     change(repo);
     const commonDir = path.join(repo, '.git');

@@ -12,13 +12,18 @@ import { inventory } from '../helpers/inventory.js';
 import { tempDir } from '../helpers/temp.js';
 import { addWorktree, expectOnly, listedWorktrees, makeRepo, sh } from './git-fixtures.js';
 
-const ctx: ApplyContext = { owner: null, log: pino({ level: 'silent' }), removeTree: async (target) => removeQuarantined(target, false, null) };
+const ctx: ApplyContext = {
+  owner: null,
+  log: pino({ level: 'silent' }),
+  removeTree: async (target) => removeQuarantined(target, false, null),
+};
 
 /** Stands in for a provider's judge: delete only a clean, unlocked worktree. */
 const cleanAndUnlocked = (fresh: Awaited<ReturnType<typeof examineWorktree>>): OwnerJudgement => {
   if (fresh.state !== 'linked' || !fresh.git) return { decision: 'refused', reason: 'x', detail: 'not linked' };
   if (fresh.link.lockedReason !== null) return { decision: 'kept', reason: 'git-locked', detail: 'locked' };
-  if (fresh.git.changes.changed + fresh.git.changes.untracked > 0) return { decision: 'unfinished', reason: 'uncommitted-changes', detail: 'dirty now' };
+  if (fresh.git.changes.changed + fresh.git.changes.untracked > 0)
+    return { decision: 'unfinished', reason: 'uncommitted-changes', detail: 'dirty now' };
   return { decision: 'delete', reason: 'test', detail: 'clean' };
 };
 
@@ -42,9 +47,19 @@ describe('worktree engine: removal proves its case again at the last moment', ()
   });
 
   for (const [change, act] of [
-    ['an untracked file written after the plan', (tree: string, _repo: string) => put(path.join(tree, 'late.txt'), 'late work\n')],
+    [
+      'an untracked file written after the plan',
+      (tree: string, _repo: string) => put(path.join(tree, 'late.txt'), 'late work\n'),
+    ],
     ['a lock taken after the plan', (tree: string, repo: string) => sh(repo, 'worktree', 'lock', tree)],
-    ['a commit made after the plan', (tree: string) => { put(path.join(tree, 'c.txt'), 'c'); sh(tree, 'add', 'c.txt'); sh(tree, 'commit', '-q', '-m', 'late'); }],
+    [
+      'a commit made after the plan',
+      (tree: string) => {
+        put(path.join(tree, 'c.txt'), 'c');
+        sh(tree, 'add', 'c.txt');
+        sh(tree, 'commit', '-q', '-m', 'late');
+      },
+    ],
   ] as const) {
     it(`stops at ${change} and loses nothing`, async () => {
       const dir = tempDir();
@@ -68,7 +83,8 @@ describe('worktree engine: removal proves its case again at the last moment', ()
     for (const name of ['stale', 'locked', 'alive']) addWorktree(repo, path.join(owned, name), `b-${name}`);
     addWorktree(repo, path.join(dir, 'elsewhere', 'mine'), 'b-mine');
     sh(repo, 'worktree', 'lock', path.join(owned, 'locked'));
-    for (const gone of [path.join(owned, 'stale'), path.join(owned, 'locked'), path.join(dir, 'elsewhere', 'mine')]) rmSync(gone, { recursive: true, force: true });
+    for (const gone of [path.join(owned, 'stale'), path.join(owned, 'locked'), path.join(dir, 'elsewhere', 'mine')])
+      rmSync(gone, { recursive: true, force: true });
 
     const stale = await findStaleAdminEntries(path.join(repo, '.git'), owned);
     expect(stale.map((entry) => entry.worktree)).toEqual([path.join(owned, 'stale')]);
@@ -82,9 +98,18 @@ describe('worktree engine: removal proves its case again at the last moment', ()
     const before = inventory(path.join(repo, '.git'));
     await removal.apply(ctx);
     const rel = (p: string) => path.relative(path.join(repo, '.git'), p);
-    expectOnly(before, inventory(path.join(repo, '.git')), { removed: [rel(stale[0]?.adminDir as string)], changedDirs: ['worktrees'] });
+    expectOnly(before, inventory(path.join(repo, '.git')), {
+      removed: [rel(stale[0]?.adminDir as string)],
+      changedDirs: ['worktrees'],
+    });
     const listed = listedWorktrees(repo);
-    expect(listed).toEqual(expect.arrayContaining([path.join(owned, 'locked'), path.join(owned, 'alive'), path.join(dir, 'elsewhere', 'mine')]));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        path.join(owned, 'locked'),
+        path.join(owned, 'alive'),
+        path.join(dir, 'elsewhere', 'mine'),
+      ]),
+    );
     expect(listed).not.toContain(path.join(owned, 'stale'));
   });
 });

@@ -64,7 +64,14 @@ export function buildSetsWorld(world: string): SetsWorld {
   makeRepo(path.join(workspace, 'a-clone'));
   mkdirSync(claude, { recursive: true });
   addWorktree(repo, path.join(claude, 'agent-subagent'), 'worktree-agent-subagent');
-  sh(repo, 'worktree', 'lock', '--reason', 'claude agent agent-subagent (pid 4242)', path.join(claude, 'agent-subagent'));
+  sh(
+    repo,
+    'worktree',
+    'lock',
+    '--reason',
+    'claude agent agent-subagent (pid 4242)',
+    path.join(claude, 'agent-subagent'),
+  );
   addWorktree(repo, path.join(claude, 'agent-done'), 'worktree-agent-done');
 
   // A second repository on a volume that is then unmounted: its worktree stays in the root.
@@ -93,7 +100,11 @@ export function buildSetsWorld(world: string): SetsWorld {
       providers: {
         worktrees: {
           sets: [
-            { name: 'vibe-kanban', roots: [path.join(world, 'var-tmp', 'vibe-kanban', 'worktrees', '*')], idleAfter: '2d' },
+            {
+              name: 'vibe-kanban',
+              roots: [path.join(world, 'var-tmp', 'vibe-kanban', 'worktrees', '*')],
+              idleAfter: '2d',
+            },
             { name: 'claude-code', roots: ['~/src/*/.claude/worktrees'], idleAfter: '1d' },
           ],
         },

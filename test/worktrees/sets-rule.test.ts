@@ -57,12 +57,24 @@ describe('worktrees: configured sets of agent worktrees', () => {
     // Branches stay, refs and the main index are untouched, git lists just the others.
     const gitAfter = repoState(w.repo);
     expect(gitAfter.branches).toEqual(gitBefore.branches);
-    expect(gitAfter.branches).toEqual(expect.arrayContaining(['vk/merged-clean', 'vk/merged-later', 'vk/pushed', 'worktree-agent-done']));
+    expect(gitAfter.branches).toEqual(
+      expect.arrayContaining(['vk/merged-clean', 'vk/merged-later', 'vk/pushed', 'worktree-agent-done']),
+    );
     expect(gitAfter.refs).toBe(gitBefore.refs);
     expect(gitAfter.indexHash).toBe(gitBefore.indexHash);
     const listed = listedWorktrees(w.repo);
     for (const name of GONE) expect(listed).not.toContain(w.at(name));
-    for (const name of ['dirty', 'untracked', 'detached-unpushed', 'branch-unmerged', 'with-submodule', 'recent', 'admin-recent', 'in-use', 'agent-subagent']) {
+    for (const name of [
+      'dirty',
+      'untracked',
+      'detached-unpushed',
+      'branch-unmerged',
+      'with-submodule',
+      'recent',
+      'admin-recent',
+      'in-use',
+      'agent-subagent',
+    ]) {
       expect(listed).toContain(w.at(name));
     }
     // The unmounted repository comes back with its worktree still registered and whole.

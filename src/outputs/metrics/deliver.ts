@@ -64,7 +64,10 @@ async function previousLastSuccess(textfile: string, log: Logger): Promise<numbe
     const { readLastSuccess } = await loadTextfile();
     return await readLastSuccess(textfile);
   } catch (err) {
-    log.warn({ err: errorMessage(err), textfile }, 'the previous metrics file could not be read; the last success time starts over');
+    log.warn(
+      { err: errorMessage(err), textfile },
+      'the previous metrics file could not be read; the last success time starts over',
+    );
     return null;
   }
 }

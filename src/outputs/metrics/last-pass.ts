@@ -31,25 +31,63 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
 
   const reclaimed = gauge(LAST_PASS_METRICS.reclaimedBytes, 'Bytes deleted by the last pass.', ['provider', 'kind']);
   const items = gauge(LAST_PASS_METRICS.items, 'Items by verdict in the last pass.', ['provider', 'kind', 'verdict']);
-  const refused = gauge(LAST_PASS_METRICS.refusedItems, 'Refusals by reason in the last pass.', ['provider', 'kind', 'reason']);
-  const unfinished = gauge(LAST_PASS_METRICS.unfinishedItems, 'Unfinished work found by the last pass, by reason.', ['provider', 'kind', 'reason']);
-  const scratch = gauge(LAST_PASS_METRICS.scratchBytes, 'Bytes of scratch still on disk after the last pass (every verdict but deleted).', ['provider', 'kind']);
-  const up = gauge(LAST_PASS_METRICS.providerUp, "1 when the provider's source of truth could be read in the last pass.", ['provider']);
+  const refused = gauge(LAST_PASS_METRICS.refusedItems, 'Refusals by reason in the last pass.', [
+    'provider',
+    'kind',
+    'reason',
+  ]);
+  const unfinished = gauge(LAST_PASS_METRICS.unfinishedItems, 'Unfinished work found by the last pass, by reason.', [
+    'provider',
+    'kind',
+    'reason',
+  ]);
+  const scratch = gauge(
+    LAST_PASS_METRICS.scratchBytes,
+    'Bytes of scratch still on disk after the last pass (every verdict but deleted).',
+    ['provider', 'kind'],
+  );
+  const up = gauge(
+    LAST_PASS_METRICS.providerUp,
+    "1 when the provider's source of truth could be read in the last pass.",
+    ['provider'],
+  );
   const lastRun = gauge(LAST_PASS_METRICS.lastRun, 'End of the last pass, in seconds since the epoch.');
   const duration = gauge(LAST_PASS_METRICS.runDuration, 'Length of the last pass, in seconds.');
 
   const reportItems = outcome.report?.items ?? [];
-  fill(reclaimed, sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? item.bytes : 0)));
-  fill(scratch, sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? 0 : item.bytes)));
+  fill(
+    reclaimed,
+    sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? item.bytes : 0)),
+  );
+  fill(
+    scratch,
+    sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? 0 : item.bytes)),
+  );
   fill(items, countVerdicts(reportItems));
-  fill(refused, sumBy(reportItems.filter((item) => item.verdict === 'refused'), ['provider', 'kind', 'reason'], () => 1));
-  fill(unfinished, sumBy(reportItems.filter((item) => item.verdict === 'unfinished'), ['provider', 'kind', 'reason'], () => 1));
+  fill(
+    refused,
+    sumBy(
+      reportItems.filter((item) => item.verdict === 'refused'),
+      ['provider', 'kind', 'reason'],
+      () => 1,
+    ),
+  );
+  fill(
+    unfinished,
+    sumBy(
+      reportItems.filter((item) => item.verdict === 'unfinished'),
+      ['provider', 'kind', 'reason'],
+      () => 1,
+    ),
+  );
 
   for (const [provider, isUp] of providerUp(outcome)) up.set({ provider }, isUp ? 1 : 0);
   lastRun.set(outcome.finishedAt.getTime() / 1000);
   duration.set(Math.max(0, outcome.finishedAt.getTime() - outcome.startedAt.getTime()) / 1000);
   if (lastSuccessSeconds !== null) {
-    gauge(LAST_PASS_METRICS.lastSuccess, 'End of the last pass that exited 0, in seconds since the epoch.').set(lastSuccessSeconds);
+    gauge(LAST_PASS_METRICS.lastSuccess, 'End of the last pass that exited 0, in seconds since the epoch.').set(
+      lastSuccessSeconds,
+    );
   }
   return registry;
 }

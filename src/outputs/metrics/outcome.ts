@@ -38,7 +38,12 @@ export function outcomeOfReport(report: Report, exitCode: 0 | 1, providers: Prov
   };
 }
 
-export function outcomeOfThrow(err: unknown, providers: ProviderName[], startedAt: Date, finishedAt: Date): PassOutcome {
+export function outcomeOfThrow(
+  err: unknown,
+  providers: ProviderName[],
+  startedAt: Date,
+  finishedAt: Date,
+): PassOutcome {
   return { report: null, exitCode: 1, providers, startedAt, finishedAt, error: errorMessage(err) };
 }
 

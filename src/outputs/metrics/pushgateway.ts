@@ -40,7 +40,9 @@ export async function pushMetrics(target: PushTarget, host: string, text: string
   }
   if (!response.ok) {
     const body = (await response.text().catch(() => '')).trim().split('\n')[0] ?? '';
-    throw new Error(`the Pushgateway at ${url} answered ${response.status} ${response.statusText}${body ? `: ${body}` : ''}`);
+    throw new Error(
+      `the Pushgateway at ${url} answered ${response.status} ${response.statusText}${body ? `: ${body}` : ''}`,
+    );
   }
   await response.body?.cancel().catch(() => undefined);
 }

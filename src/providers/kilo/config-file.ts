@@ -24,7 +24,8 @@ const MAX_CONFIG_BYTES = 64 * 1024;
 
 export async function readRecordedWorktree(configFile: string): Promise<RecordedWorktree> {
   const text = await readPlainFile(configFile);
-  const reading: ConfigReading = text === null ? { kind: 'unsure', why: 'not a plain readable file' } : coreWorktreeOf(text);
+  const reading: ConfigReading =
+    text === null ? { kind: 'unsure', why: 'not a plain readable file' } : coreWorktreeOf(text);
   if (reading.kind === 'value') return { state: 'recorded', value: reading.value, via: 'file' };
   if (reading.kind === 'absent') return { state: 'unrecorded', via: 'file' };
   return askGit(configFile);
@@ -68,7 +69,8 @@ const ENTRY = /^[ \t]*([A-Za-z][A-Za-z0-9-]*)[ \t]*(=.*)?$/;
  * ends, a header with more on its line) answers `unsure`, never a guess.
  */
 export function coreWorktreeOf(text: string): ConfigReading {
-  if (ODD_CHARACTER.test(text)) return { kind: 'unsure', why: 'a control character, carriage return or byte-order mark' };
+  if (ODD_CHARACTER.test(text))
+    return { kind: 'unsure', why: 'a control character, carriage return or byte-order mark' };
   let section: string | null = null;
   let found: string | null = null;
   const lines = text.split('\n');
@@ -88,13 +90,18 @@ export function coreWorktreeOf(text: string): ConfigReading {
     if (!entry || section === null) return { kind: 'unsure', why: `${where}: not a plain header, entry or comment` };
     const value = entry[2];
     // Quotes and backslashes can join lines or hide a comment character: git reads those.
-    if (value !== undefined && /["\\]/.test(value)) return { kind: 'unsure', why: `${where}: a quoted or escaped value` };
+    if (value !== undefined && /["\\]/.test(value))
+      return { kind: 'unsure', why: `${where}: a quoted or escaped value` };
     if (section !== 'core' || (entry[1] as string).toLowerCase() !== 'worktree') continue;
     if (found !== null) return { kind: 'unsure', why: `${where}: core.worktree set twice` };
     if (value === undefined) return { kind: 'unsure', why: `${where}: core.worktree without a value` };
-    const recorded = value.slice(1).replace(/^[ \t]+/, '').replace(/[ \t]+$/, '');
+    const recorded = value
+      .slice(1)
+      .replace(/^[ \t]+/, '')
+      .replace(/[ \t]+$/, '');
     // git turns a tab inside a value into a space and ends the value at a comment character.
-    if (recorded === '' || /[\t#;]/.test(recorded)) return { kind: 'unsure', why: `${where}: a core.worktree git would rewrite` };
+    if (recorded === '' || /[\t#;]/.test(recorded))
+      return { kind: 'unsure', why: `${where}: a core.worktree git would rewrite` };
     found = recorded;
   }
   return found === null ? { kind: 'absent' } : { kind: 'value', value: found };

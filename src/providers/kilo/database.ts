@@ -23,7 +23,8 @@ const BUSY_TIMEOUT_MS = 3_000;
 export async function databaseFiles(dataDir: string, extra?: string): Promise<string[]> {
   const found: string[] = [];
   for (const entry of await readdirOrEmpty(dataDir)) {
-    if ((entry.isFile() || entry.isSymbolicLink()) && DATABASE_NAME.test(entry.name)) found.push(path.join(dataDir, entry.name));
+    if ((entry.isFile() || entry.isSymbolicLink()) && DATABASE_NAME.test(entry.name))
+      found.push(path.join(dataDir, entry.name));
   }
   if (extra && !found.includes(path.resolve(extra)) && (await lstatOrNull(extra))) found.push(path.resolve(extra));
   return found.sort();
@@ -52,7 +53,9 @@ function readOne(file: string, records: KiloRecords): void {
     // One read transaction: the three tables are read from the same snapshot of the database.
     db.transaction(() => {
       const tables = new Set(
-        (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((row) => row.name),
+        (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+          (row) => row.name,
+        ),
       );
       const project = columns(db, tables, 'project');
       if (!project || !project.has('id') || !project.has('worktree')) {
@@ -107,5 +110,6 @@ function addProject(records: KiloRecords, row: ProjectRow): void {
 }
 
 function addDirectory(records: KiloRecords, value: unknown): void {
-  if (typeof value === 'string' && value !== '/' && path.isAbsolute(value)) records.directories.add(path.resolve(value));
+  if (typeof value === 'string' && value !== '/' && path.isAbsolute(value))
+    records.directories.add(path.resolve(value));
 }

@@ -46,31 +46,67 @@ export const kiloSandbox: SandboxBuilder = {
     built.push(await snapshot(data, projectId, serverMade, repo));
 
     // `kilo worktree remove`, the Agent Manager's delete, a crash that left git's admin entry.
-    for (const name of ['feature-done', 'feature-listed', 'feature-locked']) await removeWorktree(repo, managed(name), name);
+    for (const name of ['feature-done', 'feature-listed', 'feature-locked'])
+      await removeWorktree(repo, managed(name), name);
     await removeWorktree(repo, handmade, 'experiment');
     await removeWorktree(repo, serverMade, 'opencode/calm-river');
     // Gone while git still lists it (a crash, an unmounted volume).
     removeTree(managed('feature-crashed'));
     await writeFile(
       path.join(repo, '.kilo', 'agent-manager.json'),
-      JSON.stringify({ worktrees: { 'wt-1790000000000-1': { branch: 'feature-listed', path: managed('feature-listed'), parentBranch: 'main', createdAt: ctx.old.toISOString() } }, sessions: {} }, null, 2),
+      JSON.stringify(
+        {
+          worktrees: {
+            'wt-1790000000000-1': {
+              branch: 'feature-listed',
+              path: managed('feature-listed'),
+              parentBranch: 'main',
+              createdAt: ctx.old.toISOString(),
+            },
+          },
+          sessions: {},
+        },
+        null,
+        2,
+      ),
     );
 
     // Leftovers of deletions that were interrupted.
     const trash = path.join(repo, '.kilo', 'worktrees', '.kilo-delete-9b1f3c2e-7d4a-4e6b-8f0a-1c2d3e4f5a6b');
     await writeFile(path.join(await mkdirp(path.join(trash, 'src')), 'half-deleted.ts'), 'export {};\n');
-    const quarantine = path.join(data, 'snapshot', projectId, `.${sha1hex(managed('feature-old'))}.cleanup-2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d`);
-    await writeFile(path.join(await mkdirp(path.join(quarantine, 'objects', 'pack')), 'pack-half.pack'), 'x'.repeat(4096));
+    const quarantine = path.join(
+      data,
+      'snapshot',
+      projectId,
+      `.${sha1hex(managed('feature-old'))}.cleanup-2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d`,
+    );
+    await writeFile(
+      path.join(await mkdirp(path.join(quarantine, 'objects', 'pack')), 'pack-half.pack'),
+      'x'.repeat(4096),
+    );
     built.push(trash, quarantine, await legacyRepo(data, repo));
 
     await kiloDatabase(path.join(data, 'kilo.db'), projectId, repo, serverMade);
-    for (const folder of [...built, path.join(repo, '.kilo'), path.join(data, 'snapshot')]) await backdate(folder, ctx.old);
+    for (const folder of [...built, path.join(repo, '.kilo'), path.join(data, 'snapshot')])
+      await backdate(folder, ctx.old);
 
     // A live Kilo process holds this repository's lock right now.
-    const lock = path.join(state, 'locks', `${sha1hex(`snapshot:${path.join(data, 'snapshot', projectId, sha1hex(managed('feature-locked')))}`)}.lock`);
+    const lock = path.join(
+      state,
+      'locks',
+      `${sha1hex(`snapshot:${path.join(data, 'snapshot', projectId, sha1hex(managed('feature-locked')))}`)}.lock`,
+    );
     await mkdirp(lock, 0o700);
     await writeFile(path.join(lock, 'heartbeat'), '');
-    await writeFile(path.join(lock, 'meta.json'), JSON.stringify({ token: '0f8e2d4c-1b3a-4c5d-8e6f-7a9b0c1d2e3f', pid: 4242, hostname: 'devbox-1', createdAt: new Date().toISOString() }));
+    await writeFile(
+      path.join(lock, 'meta.json'),
+      JSON.stringify({
+        token: '0f8e2d4c-1b3a-4c5d-8e6f-7a9b0c1d2e3f',
+        pid: 4242,
+        hostname: 'devbox-1',
+        createdAt: new Date().toISOString(),
+      }),
+    );
   },
 };
 
@@ -78,7 +114,10 @@ async function makeRepo(repo: string): Promise<void> {
   await mkdirp(path.join(repo, 'src'));
   await git(['init', '-q', '-b', 'main', repo], { env: IDENTITY });
   await writeFile(path.join(repo, 'README.md'), '# shop\n');
-  await writeFile(path.join(repo, 'src', 'cart.ts'), 'export const total = (prices: number[]) => prices.reduce((a, b) => a + b, 0);\n');
+  await writeFile(
+    path.join(repo, 'src', 'cart.ts'),
+    'export const total = (prices: number[]) => prices.reduce((a, b) => a + b, 0);\n',
+  );
   await git(['-C', repo, 'add', '-A'], { env: IDENTITY });
   await git(['-C', repo, 'commit', '-q', '-m', 'cart'], { env: IDENTITY });
 }
@@ -92,7 +131,10 @@ async function snapshot(data: string, projectId: string, worktree: string, seede
   await git(['--git-dir', gitdir, 'config', 'core.autocrlf', 'false'], { env: IDENTITY });
   if (seededFrom) {
     await mkdirp(path.join(gitdir, 'seed-objects', 'pack'));
-    await writeFile(path.join(await mkdirp(path.join(gitdir, 'objects', 'info')), 'alternates'), `${path.join(seededFrom, '.git', 'objects')}\n${path.join(gitdir, 'seed-objects')}\n`);
+    await writeFile(
+      path.join(await mkdirp(path.join(gitdir, 'objects', 'info')), 'alternates'),
+      `${path.join(seededFrom, '.git', 'objects')}\n${path.join(gitdir, 'seed-objects')}\n`,
+    );
     const tree = (await git(['-C', seededFrom, 'rev-parse', 'HEAD^{tree}'], { env: IDENTITY })).trim();
     await git(['-C', seededFrom, 'update-ref', materializePin(gitdir), tree], { env: IDENTITY });
   }
@@ -107,7 +149,6 @@ async function removeWorktree(repo: string, worktree: string, branch: string): P
   await git(['-C', repo, 'worktree', 'remove', '--force', worktree], { env: IDENTITY });
   await git(['-C', repo, 'branch', '-D', branch], { env: IDENTITY });
 }
-
 
 /** The old per-project layout: one git dir for the whole project, `snapshot/<project-id>/`. */
 async function legacyRepo(data: string, worktree: string): Promise<string> {
@@ -130,11 +171,17 @@ async function kiloDatabase(file: string, projectId: string, repo: string, serve
       PRIMARY KEY (project_id, directory));
       CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, workspace_id text, parent_id text, slug text NOT NULL, directory text NOT NULL,
       path text, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, time_archived integer);`);
-    db.prepare('INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, ?, ?, ?, ?)').run(projectId, repo, 'git', 1, 1, '[]');
-    db.prepare('INSERT INTO project_directory (project_id, directory, time_created) VALUES (?, ?, ?)').run(projectId, repo, 1);
-    db.prepare('INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-      'ses_demo0000000000000000000001', projectId, 'calm-river', serverMade, 'Add a cart total', '7.7.9', 1, 1,
+    db.prepare(
+      'INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(projectId, repo, 'git', 1, 1, '[]');
+    db.prepare('INSERT INTO project_directory (project_id, directory, time_created) VALUES (?, ?, ?)').run(
+      projectId,
+      repo,
+      1,
     );
+    db.prepare(
+      'INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run('ses_demo0000000000000000000001', projectId, 'calm-river', serverMade, 'Add a cart total', '7.7.9', 1, 1);
   } finally {
     db.close();
   }

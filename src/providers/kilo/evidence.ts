@@ -3,7 +3,14 @@ import { errorMessage } from '../../core/errors.js';
 import { lstatOrNull } from '../../safety/fs.js';
 import { readRecordedWorktree } from './config-file.js';
 import type { KiloRecords } from './database.js';
-import { lockDirectory, managedPlace, materializePin, sha1hex, type KiloLocation, type ManagedPlace } from './layout.js';
+import {
+  lockDirectory,
+  managedPlace,
+  materializePin,
+  sha1hex,
+  type KiloLocation,
+  type ManagedPlace,
+} from './layout.js';
 import { inspectLock, type LockState } from './lock.js';
 import type { OwnerRepoFacts } from './owner-repo.js';
 import type { SnapshotRepo } from './snapshots.js';
@@ -90,9 +97,15 @@ async function gatherFacts(evidence: RepoEvidence, ctx: EvidenceContext): Promis
   const { repo, lockDir } = evidence;
   await readWorktree(evidence);
   if (lockDir) evidence.lock = ctx.lockHeldByUs ? { state: 'free' } : await inspectLock(lockDir, ctx.nowMs);
-  evidence.seedingMs = await newestMtime([path.join(repo.gitdir, 'seed.index'), path.join(repo.gitdir, 'seed.index.lock')]);
+  evidence.seedingMs = await newestMtime([
+    path.join(repo.gitdir, 'seed.index'),
+    path.join(repo.gitdir, 'seed.index.lock'),
+  ]);
   evidence.unmaterialized =
-    (await newestMtime([path.join(repo.gitdir, 'objects', 'info', 'alternates'), path.join(repo.gitdir, 'seed-objects')])) !== null;
+    (await newestMtime([
+      path.join(repo.gitdir, 'objects', 'info', 'alternates'),
+      path.join(repo.gitdir, 'seed-objects'),
+    ])) !== null;
 
   if (evidence.worktree === null || evidence.worktreeExists !== 'no') return;
   evidence.managed = managedPlace(evidence.worktree, ctx.location.dataDir);
@@ -133,8 +146,13 @@ function ownerOf(place: ManagedPlace, records: KiloRecords | null): { path: stri
   if (place.kind === 'repo') return { path: place.owner };
   if (!records) return { path: null, problem: `no database names the repository of project ${place.projectId}` };
   const worktrees = [...(records.projects.get(place.projectId) ?? [])];
-  if (worktrees.length === 0) return { path: null, problem: `no project row ${place.projectId} in ${records.files.join(', ') || 'any database'}` };
-  if (worktrees.length > 1) return { path: null, problem: `the databases disagree on project ${place.projectId}: ${worktrees.join(', ')}` };
+  if (worktrees.length === 0)
+    return {
+      path: null,
+      problem: `no project row ${place.projectId} in ${records.files.join(', ') || 'any database'}`,
+    };
+  if (worktrees.length > 1)
+    return { path: null, problem: `the databases disagree on project ${place.projectId}: ${worktrees.join(', ')}` };
   return { path: worktrees[0] as string };
 }
 

@@ -62,7 +62,8 @@ function homeLocation(home: string, app: KiloApp, env: NodeJS.ProcessEnv): KiloL
   const dataDir = path.join(dataHome, app);
   const location: KiloLocation = { app, dataDir, stateDir: path.join(stateHome, app) };
   const named = own ? (app === 'kilo' ? env.KILO_DB : env.OPENCODE_DB) : undefined;
-  if (named && named !== ':memory:') location.extraDatabase = path.isAbsolute(named) ? named : path.join(dataDir, named);
+  if (named && named !== ':memory:')
+    location.extraDatabase = path.isAbsolute(named) ? named : path.join(dataDir, named);
   return location;
 }
 

@@ -153,8 +153,14 @@ function isStaleSync(lockDir: string): boolean {
 function readMeta(file: string): LockMeta | null {
   try {
     const parsed = JSON.parse(readFileSync(file)) as Partial<LockMeta>;
-    if (typeof parsed.token !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.hostname !== 'string') return null;
-    return { token: parsed.token, pid: parsed.pid, hostname: parsed.hostname, createdAt: String(parsed.createdAt ?? '') };
+    if (typeof parsed.token !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.hostname !== 'string')
+      return null;
+    return {
+      token: parsed.token,
+      pid: parsed.pid,
+      hostname: parsed.hostname,
+      createdAt: String(parsed.createdAt ?? ''),
+    };
   } catch {
     return null;
   }

@@ -34,7 +34,10 @@ export interface EntryId {
 
 const entryId = (stats: Stats): EntryId => ({ dev: stats.dev, ino: stats.ino, kind: stats.mode & constants.S_IFMT });
 const sameEntry = (stats: Stats | null, known: EntryId): boolean =>
-  stats !== null && stats.dev === known.dev && stats.ino === known.ino && (stats.mode & constants.S_IFMT) === known.kind;
+  stats !== null &&
+  stats.dev === known.dev &&
+  stats.ino === known.ino &&
+  (stats.mode & constants.S_IFMT) === known.kind;
 
 // The Agent Manager keeps its state in `.kilo/agent-manager.json`; older versions used `.kilocode`.
 const AGENT_MANAGER_FILES = ['.kilo/agent-manager.json', '.kilocode/agent-manager.json'];
@@ -70,16 +73,28 @@ export async function inspectOwnerRepo(repo: string): Promise<OwnerRepoFacts> {
     const dotGit = await lstatOrNull(path.join(repo, '.git'));
     facts.canonical = await realpath(repo);
     const top = await runGit(['-C', repo, 'rev-parse', '--show-toplevel']);
-    if (top.code !== 0) return { ...facts, state: 'not-a-repo', problem: `${repo} is not a git repository: ${lastLine(top.stderr)}` };
+    if (top.code !== 0)
+      return { ...facts, state: 'not-a-repo', problem: `${repo} is not a git repository: ${lastLine(top.stderr)}` };
     const toplevel = top.stdout.trim();
     if ((await realpath(toplevel)) !== facts.canonical) {
-      return { ...facts, state: 'not-a-repo', problem: `${repo} is not the root of a git repository (git finds ${toplevel})` };
+      return {
+        ...facts,
+        state: 'not-a-repo',
+        problem: `${repo} is not the root of a git repository (git finds ${toplevel})`,
+      };
     }
     if (dotGit) facts.identity = { repo: entryId(root), dotGit: entryId(dotGit) };
     const listed = await listWorktrees(repo, facts.gitWorktrees);
     if (listed) return { ...facts, state: 'unreadable', problem: listed };
-    const refs = await runGit(['-C', repo, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/kilo/materialize/']);
-    if (refs.code !== 0) return { ...facts, state: 'unreadable', problem: `git for-each-ref failed in ${repo}: ${lastLine(refs.stderr)}` };
+    const refs = await runGit([
+      '-C',
+      repo,
+      'for-each-ref',
+      '--format=%(objectname) %(refname)',
+      'refs/kilo/materialize/',
+    ]);
+    if (refs.code !== 0)
+      return { ...facts, state: 'unreadable', problem: `git for-each-ref failed in ${repo}: ${lastLine(refs.stderr)}` };
     for (const line of refs.stdout.split('\n')) {
       const [oid, ref] = line.split(' ');
       if (oid && ref) facts.pins.set(ref, oid);
@@ -105,13 +120,21 @@ export async function recheckOwnerRepo(known: OwnerRepoFacts): Promise<OwnerRepo
   try {
     const root = await lstatOrNull(known.path);
     const dotGit = await lstatOrNull(path.join(known.path, '.git'));
-    if (!sameEntry(root, identity.repo) || !sameEntry(dotGit, identity.dotGit) || (await realpath(known.path)) !== known.canonical) {
+    if (
+      !sameEntry(root, identity.repo) ||
+      !sameEntry(dotGit, identity.dotGit) ||
+      (await realpath(known.path)) !== known.canonical
+    ) {
       return inspectOwnerRepo(known.path);
     }
   } catch {
     return inspectOwnerRepo(known.path);
   }
-  const facts: OwnerRepoFacts = { ...known, gitWorktrees: new Set(), agentManager: { files: [], worktrees: new Set() } };
+  const facts: OwnerRepoFacts = {
+    ...known,
+    gitWorktrees: new Set(),
+    agentManager: { files: [], worktrees: new Set() },
+  };
   try {
     const listed = await listWorktrees(known.path, facts.gitWorktrees);
     if (listed) return { ...facts, state: 'unreadable', problem: listed };
@@ -158,7 +181,8 @@ export function agentManagerWorktrees(text: string): string[] {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not a JSON object');
   const worktrees = (data as { worktrees?: unknown }).worktrees;
   if (worktrees === undefined) return [];
-  if (typeof worktrees !== 'object' || worktrees === null || Array.isArray(worktrees)) throw new Error('worktrees is not an object');
+  if (typeof worktrees !== 'object' || worktrees === null || Array.isArray(worktrees))
+    throw new Error('worktrees is not an object');
   const paths: string[] = [];
   for (const [id, entry] of Object.entries(worktrees)) {
     const listed = typeof entry === 'object' && entry !== null ? (entry as { path?: unknown }).path : undefined;
@@ -171,6 +195,7 @@ export function agentManagerWorktrees(text: string): string[] {
 /** The spellings of W that R's records may use: as recorded, and below R's canonical path. */
 export function spellingsOf(worktree: string, facts: OwnerRepoFacts): string[] {
   const spellings = [path.resolve(worktree)];
-  if (facts.canonical && isInside(facts.path, worktree)) spellings.push(path.join(facts.canonical, path.relative(facts.path, worktree)));
+  if (facts.canonical && isInside(facts.path, worktree))
+    spellings.push(path.join(facts.canonical, path.relative(facts.path, worktree)));
   return spellings;
 }

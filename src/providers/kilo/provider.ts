@@ -44,12 +44,18 @@ async function gatherLocation(
   try {
     listing = await listSnapshots(location.dataDir);
   } catch (err) {
-    return { root: { ...root, ok: false, error: `${snapshotRoot(location.dataDir)} cannot be listed: ${errorMessage(err)}` }, candidates };
+    return {
+      root: { ...root, ok: false, error: `${snapshotRoot(location.dataDir)} cannot be listed: ${errorMessage(err)}` },
+      candidates,
+    };
   }
 
   // Quarantines first: they were proven dead when they were made, whatever the database says now.
   const nowMs = ctx.now.getTime();
-  for (const quarantine of listing.quarantines) candidates.push(await quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, nowMs));
+  for (const quarantine of listing.quarantines)
+    candidates.push(
+      await quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, nowMs),
+    );
 
   let records: KiloRecords | null = null;
   let sourceProblem = location.problem;
@@ -66,7 +72,11 @@ async function gatherLocation(
     root.error = sourceProblem;
   }
 
-  const context: Omit<EvidenceContext, 'nowMs' | 'owners'> = { location, records, ...(sourceProblem ? { sourceProblem } : {}) };
+  const context: Omit<EvidenceContext, 'nowMs' | 'owners'> = {
+    location,
+    records,
+    ...(sourceProblem ? { sourceProblem } : {}),
+  };
   const evidence = await mapLimit(listing.repos, 8, (repo) => collectEvidence(repo, { ...context, owners, nowMs }));
   for (const repoEvidence of evidence) {
     const judgement = judgeRepo(repoEvidence, nowMs);
@@ -85,7 +95,9 @@ async function gatherLocation(
       kind: 'checkpoint-repo',
       path: legacy.path,
       root: snapshotRoot(location.dataDir),
-      judgement: sourceProblem ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem } : legacyJudgement(legacy.path, legacy.nestedRepos),
+      judgement: sourceProblem
+        ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem }
+        : legacyJudgement(legacy.path, legacy.nestedRepos),
     });
   }
 
@@ -93,17 +105,30 @@ async function gatherLocation(
   const directories = new Set<string>(records?.directories ?? []);
   for (const repoEvidence of evidence) if (repoEvidence.worktree) directories.add(repoEvidence.worktree);
   candidates.push(...(await kiloDeleteLeftovers(ownerRepositories(directories, location.dataDir), seenLeftovers)));
-  ctx.log.debug({ dataDir: location.dataDir, repos: listing.repos.length, databases: records?.files ?? [] }, 'kilo location gathered');
+  ctx.log.debug(
+    { dataDir: location.dataDir, repos: listing.repos.length, databases: records?.files ?? [] },
+    'kilo location gathered',
+  );
   return { root, candidates };
 }
 
-async function quarantineCandidate(target: string, original: string, projectDir: string, location: KiloLocation, nowMs: number): Promise<Candidate> {
+async function quarantineCandidate(
+  target: string,
+  original: string,
+  projectDir: string,
+  location: KiloLocation,
+  nowMs: number,
+): Promise<Candidate> {
   const candidate: Candidate = {
     provider: 'kilo',
     kind: 'quarantine',
     path: target,
     root: snapshotRoot(location.dataDir),
-    judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: `${path.basename(target)} is a checkpoint repository renamed for deletion whose removal did not finish` },
+    judgement: {
+      decision: 'delete',
+      reason: 'quarantine-leftover',
+      detail: `${path.basename(target)} is a checkpoint repository renamed for deletion whose removal did not finish`,
+    },
   };
   // Kilo removes its quarantine under the lock of the repository it was; never race it.
   if (location.stateDir && original) {
@@ -111,7 +136,11 @@ async function quarantineCandidate(target: string, original: string, projectDir:
     // A lock folder that cannot be read does not hold back a quarantine (rule 11); a live one does.
     const lock = await inspectLock(lockDir, nowMs).catch(() => ({ state: 'free' as const }));
     if (lock.state === 'fresh') {
-      candidate.judgement = { decision: 'refused', reason: 'kilo-lock-held', detail: `Kilo's lock ${lockDir} is held: Kilo may be removing ${path.basename(target)} itself` };
+      candidate.judgement = {
+        decision: 'refused',
+        reason: 'kilo-lock-held',
+        detail: `Kilo's lock ${lockDir} is held: Kilo may be removing ${path.basename(target)} itself`,
+      };
     }
   }
   return candidate;

@@ -30,7 +30,8 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
           knownOwner: judged.ownerPath,
         });
         const verdict = judgeRepo(now, Date.now());
-        if (verdict.decision !== 'delete') throw new Error(`no longer proven dead under Kilo's lock: ${verdict.reason}: ${verdict.detail}`);
+        if (verdict.decision !== 'delete')
+          throw new Error(`no longer proven dead under Kilo's lock: ${verdict.reason}: ${verdict.detail}`);
         await assertSameFolder(gitdir, judged);
         await ctx.removeTree(gitdir);
         if (now.pin && now.ownerPath) await dropPin(now.ownerPath, now.pin, ctx.owner);
@@ -46,7 +47,9 @@ function ownerAgain(judged: RepoEvidence): OwnerSource {
   return {
     get(repo: string): Promise<OwnerRepoFacts> {
       const known = judged.owner;
-      return known && path.resolve(repo) === known.path ? recheckOwnerRepo(known) : inspectOwnerRepo(path.resolve(repo));
+      return known && path.resolve(repo) === known.path
+        ? recheckOwnerRepo(known)
+        : inspectOwnerRepo(path.resolve(repo));
     },
   };
 }
@@ -62,13 +65,20 @@ async function dropPin(ownerPath: string, pin: { ref: string; oid: string }, own
   const left = await runGit(['-C', ownerPath, 'for-each-ref', '--format=%(objectname)', pin.ref], { owner });
   if (left.code === 0 && left.stdout.trim() === '') return;
   const problem = lastLine(dropped.stderr);
-  throw new Error(`the pin ${pin.ref} in ${ownerPath} was not dropped at ${pin.oid}, the value read (it is now ${left.stdout.trim() || 'unreadable'}): ${problem}`);
+  throw new Error(
+    `the pin ${pin.ref} in ${ownerPath} was not dropped at ${pin.oid}, the value read (it is now ${left.stdout.trim() || 'unreadable'}): ${problem}`,
+  );
 }
 
 async function assertSameFolder(gitdir: string, judged: RepoEvidence): Promise<void> {
   const stats = await lstatOrNull(gitdir);
   if (!stats) throw new Error(`${gitdir} disappeared after it was judged`);
-  if (!stats.isDirectory() || !judged.identity || stats.ino !== judged.identity.ino || stats.dev !== judged.identity.dev) {
+  if (
+    !stats.isDirectory() ||
+    !judged.identity ||
+    stats.ino !== judged.identity.ino ||
+    stats.dev !== judged.identity.dev
+  ) {
     throw new Error(`${gitdir} was replaced after it was judged; left alone`);
   }
 }

@@ -37,7 +37,11 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotListing> {
     if (!PROJECT_ID.test(project.name) || !(project.isDirectory() || project.isSymbolicLink())) continue;
     const projectDir = path.join(snapshotRoot(dataDir), project.name);
     for (const quarantine of await findQuarantines(projectDir)) {
-      listing.quarantines.push({ path: quarantine, original: quarantinedName(path.basename(quarantine)) ?? '', projectDir });
+      listing.quarantines.push({
+        path: quarantine,
+        original: quarantinedName(path.basename(quarantine)) ?? '',
+        projectDir,
+      });
     }
     const entries = await readdirOrEmpty(projectDir);
     let nested = 0;

@@ -82,13 +82,31 @@ function writeDatabase(file: string, repo: string, worktree: (id: number) => str
     db.pragma('journal_mode = WAL');
     db.exec(SCHEMA);
     db.prepare('INSERT INTO projects VALUES (?, ?, ?, ?)').run('webshop', repo, 'main', iso(oldMs - 30 * DAY));
-    const job = db.prepare(`INSERT INTO jobs (id, source, source_ref, project, prompt, state, created, branch, worktree) VALUES (?, 'github', ?, 'webshop', ?, ?, ?, ?, ?)`);
-    const run = db.prepare(`INSERT INTO runs (job_id, attempt, started, ended, outcome, log_path) VALUES (?, 1, ?, ?, ?, ?)`);
+    const job = db.prepare(
+      `INSERT INTO jobs (id, source, source_ref, project, prompt, state, created, branch, worktree) VALUES (?, 'github', ?, 'webshop', ?, ?, ?, ?, ?)`,
+    );
+    const run = db.prepare(
+      `INSERT INTO runs (job_id, attempt, started, ended, outcome, log_path) VALUES (?, 1, ?, ?, ?, ?)`,
+    );
     for (const entry of JOBS) {
-      job.run(entry.id, `issue-${entry.id}`, entry.prompt, entry.state, iso(oldMs - 20 * DAY), `owl/job-${entry.id}`, worktree(entry.id));
+      job.run(
+        entry.id,
+        `issue-${entry.id}`,
+        entry.prompt,
+        entry.state,
+        iso(oldMs - 20 * DAY),
+        `owl/job-${entry.id}`,
+        worktree(entry.id),
+      );
       if (entry.lastRun === undefined) continue;
       const ended = entry.lastRun === null ? '' : iso(Date.now() - entry.lastRun * DAY);
-      run.run(entry.id, iso(Date.now() - ((entry.lastRun ?? 1) + 0.1) * DAY), ended, entry.lastRun === null ? '' : 'succeeded', `logs/${entry.id}.jsonl`);
+      run.run(
+        entry.id,
+        iso(Date.now() - ((entry.lastRun ?? 1) + 0.1) * DAY),
+        ended,
+        entry.lastRun === null ? '' : 'succeeded',
+        `logs/${entry.id}.jsonl`,
+      );
     }
     db.pragma(`user_version = ${NEWEST_KNOWN_SCHEMA}`);
   } finally {

@@ -26,7 +26,8 @@ export function isRemovableJob(job: OwlJob | null): boolean {
 /** The judgement of a job that still owns its worktree (every state but done and cancelled). */
 export function judgeLiveJob(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
   const name = `job ${job.id}`;
-  if (WAITING.has(job.state)) return { decision: 'kept', reason: 'job-open', detail: `${name} is ${job.state}; Owl still owns its worktree` };
+  if (WAITING.has(job.state))
+    return { decision: 'kept', reason: 'job-open', detail: `${name} is ${job.state}; Owl still owns its worktree` };
   if (job.state === 'review') return judgeReview(job, ctx);
   if (job.state === 'active') return judgeActive(job, ctx);
   return {
@@ -41,7 +42,11 @@ function judgeReview(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
   const since = ended ?? job.createdMs;
   const what = ended !== undefined ? 'its last run ended' : 'it was created';
   if (since === null) {
-    return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review; no run end or creation time is recorded to age it by` };
+    return {
+      decision: 'kept',
+      reason: 'job-open',
+      detail: `job ${job.id} is in review; no run end or creation time is recorded to age it by`,
+    };
   }
   const waited = ctx.nowMs - since;
   const limit = ctx.reviewAfter.source;
@@ -52,20 +57,32 @@ function judgeReview(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
       detail: `job ${job.id} has waited in review since ${what} at ${new Date(since).toISOString()}, longer than ${limit}: accept or drop it in Owl`,
     };
   }
-  return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is in review since ${what} at ${new Date(since).toISOString()}, within ${limit}` };
+  return {
+    decision: 'kept',
+    reason: 'job-open',
+    detail: `job ${job.id} is in review since ${what} at ${new Date(since).toISOString()}, within ${limit}`,
+  };
 }
 
 function judgeActive(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
   const daemon = ctx.daemon;
-  if (daemon?.state === 'live') return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is active and owld accepts connections at ${daemon.socket}` };
+  if (daemon?.state === 'live')
+    return {
+      decision: 'kept',
+      reason: 'job-open',
+      detail: `job ${job.id} is active and owld accepts connections at ${daemon.socket}`,
+    };
   if (!daemon || daemon.state === 'unknown') {
     const why = daemon?.state === 'unknown' ? daemon.why : 'the daemon was not probed';
-    return { decision: 'kept', reason: 'job-open', detail: `job ${job.id} is active and owld's liveness is unknown (${why}); given the benefit of the doubt` };
+    return {
+      decision: 'kept',
+      reason: 'job-open',
+      detail: `job ${job.id} is active and owld's liveness is unknown (${why}); given the benefit of the doubt`,
+    };
   }
   const open = ctx.openRuns.get(job.id) ?? [];
-  const runs = open.length > 0
-    ? `its run ${open.join(', ')} was left open by a daemon that died`
-    : 'no run of it is open';
+  const runs =
+    open.length > 0 ? `its run ${open.join(', ')} was left open by a daemon that died` : 'no run of it is open';
   return {
     decision: 'unfinished',
     reason: 'active-without-daemon',
@@ -76,26 +93,48 @@ function judgeActive(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
 /** The judgement of a worktree whose job is done, cancelled or gone, on what git says of it. */
 export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvidence): OwnerJudgement {
   const owner = job === null ? 'no job in owl.db matches it' : `job ${job.id} is ${job.state}`;
-  if (evidence.state === 'unlinked') return { decision: 'refused', reason: evidence.problem, detail: `${owner}, but ${evidence.detail}` };
+  if (evidence.state === 'unlinked')
+    return { decision: 'refused', reason: evidence.problem, detail: `${owner}, but ${evidence.detail}` };
   const { link } = evidence;
   if (!evidence.git) {
-    return { decision: 'refused', reason: 'git-failed', detail: `${owner}, but git could not examine it: ${evidence.gitError ?? 'no answer'}` };
+    return {
+      decision: 'refused',
+      reason: 'git-failed',
+      detail: `${owner}, but git could not examine it: ${evidence.gitError ?? 'no answer'}`,
+    };
   }
   const git = evidence.git;
   if (link.lockedReason !== null) {
     const why = link.lockedReason ? ` (${link.lockedReason})` : '';
-    return { decision: 'refused', reason: 'git-locked', detail: `${owner}, but the worktree is git-locked${why}; git worktree remove would refuse it` };
+    return {
+      decision: 'refused',
+      reason: 'git-locked',
+      detail: `${owner}, but the worktree is git-locked${why}; git worktree remove would refuse it`,
+    };
   }
   const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
   const unheld = git.head.commit !== null && git.containingRefs.length === 0;
   const atStake = unheld ? `; ${head} is in no branch or tag${countText(git.commitsOnlyHere)}` : '';
   if (!isClean(git.changes)) {
-    return { decision: 'unfinished', reason: 'uncommitted-changes', detail: `${owner}, but the worktree holds ${describeChanges(git.changes)}${atStake}` };
+    return {
+      decision: 'unfinished',
+      reason: 'uncommitted-changes',
+      detail: `${owner}, but the worktree holds ${describeChanges(git.changes)}${atStake}`,
+    };
   }
   if (unheld) {
-    return { decision: 'unfinished', reason: 'unique-commits', detail: `${owner}, but ${head} is contained in no branch, remote-tracking branch or tag${countText(git.commitsOnlyHere)}` };
+    return {
+      decision: 'unfinished',
+      reason: 'unique-commits',
+      detail: `${owner}, but ${head} is contained in no branch, remote-tracking branch or tag${countText(git.commitsOnlyHere)}`,
+    };
   }
-  if (git.submodule) return { decision: 'refused', reason: 'has-submodule', detail: `${owner}, but ${git.submodule}; git worktree remove refuses such a tree` };
+  if (git.submodule)
+    return {
+      decision: 'refused',
+      reason: 'has-submodule',
+      detail: `${owner}, but ${git.submodule}; git worktree remove refuses such a tree`,
+    };
   const reason = job === null ? 'job-vanished' : `job-${job.state}`;
   const kept = git.head.branch ? `; branch ${branchName(git.head.branch)} stays` : '';
   return {

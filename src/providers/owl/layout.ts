@@ -31,7 +31,9 @@ export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
   const own = path.resolve(ctx.env.HOME || os.homedir());
   const found: OwlLocation[] = [];
   for (const home of ctx.homes) {
-    found.push(path.resolve(home) === own ? ownHomeLocation(own, ctx.env) : await otherHomeLocation(path.resolve(home)));
+    found.push(
+      path.resolve(home) === own ? ownHomeLocation(own, ctx.env) : await otherHomeLocation(path.resolve(home)),
+    );
   }
   return found;
 }
@@ -43,7 +45,10 @@ function xdg(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
 
 function ownHomeLocation(home: string, env: NodeJS.ProcessEnv): OwlLocation {
   const state = path.join(xdg(env, 'XDG_STATE_HOME', path.join(home, '.local', 'state')), 'coding-owl');
-  const runtime = env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR) ? path.join(env.XDG_RUNTIME_DIR, 'coding-owl', SOCKET) : null;
+  const runtime =
+    env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)
+      ? path.join(env.XDG_RUNTIME_DIR, 'coding-owl', SOCKET)
+      : null;
   return {
     data: path.join(xdg(env, 'XDG_DATA_HOME', path.join(home, '.local', 'share')), 'coding-owl'),
     state,
@@ -65,19 +70,31 @@ async function otherHomeLocation(home: string): Promise<OwlLocation> {
   };
 }
 
-async function explicitLocations(dataDirs: string[], stateDirs: string[], env: NodeJS.ProcessEnv): Promise<OwlLocation[]> {
+async function explicitLocations(
+  dataDirs: string[],
+  stateDirs: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<OwlLocation[]> {
   const found: OwlLocation[] = [];
   for (const [index, dataDir] of dataDirs.entries()) {
     const data = path.resolve(dataDir);
     const stateDir = stateDirs[index];
     // A data folder at the usual place inside a home tells where that home's config lives.
-    const home = data.endsWith(path.join('.local', 'share', 'coding-owl')) ? path.resolve(data, '..', '..', '..') : null;
+    const home = data.endsWith(path.join('.local', 'share', 'coding-owl'))
+      ? path.resolve(data, '..', '..', '..')
+      : null;
     const state = stateDir ? path.resolve(stateDir) : home ? path.join(home, '.local', 'state', 'coding-owl') : null;
     const sockets = state ? [path.join(state, SOCKET)] : [];
     const uid = (await lstatOrNull(data))?.uid;
-    if (uid !== undefined && uid === process.getuid?.() && env.XDG_RUNTIME_DIR) sockets.push(path.join(env.XDG_RUNTIME_DIR, 'coding-owl', SOCKET));
+    if (uid !== undefined && uid === process.getuid?.() && env.XDG_RUNTIME_DIR)
+      sockets.push(path.join(env.XDG_RUNTIME_DIR, 'coding-owl', SOCKET));
     else if (uid !== undefined) sockets.push(`/run/user/${uid}/coding-owl/${SOCKET}`);
-    found.push({ data, state, configFile: home ? path.join(home, '.config', 'coding-owl', 'config.yaml') : null, sockets });
+    found.push({
+      data,
+      state,
+      configFile: home ? path.join(home, '.config', 'coding-owl', 'config.yaml') : null,
+      sockets,
+    });
   }
   return found;
 }

@@ -18,7 +18,11 @@ function describeJob(job: OwlJob | null): string {
  * `worktree-config/<id>/` folders whose worktree is gone and whose job is done, cancelled or gone:
  * the per-worktree git config Owl leaves when a worktree goes some other way than through it.
  */
-export async function orphanConfigCandidates(location: OwlLocation, folders: readonly OwlFolder[], state: OwlState): Promise<Candidate[]> {
+export async function orphanConfigCandidates(
+  location: OwlLocation,
+  folders: readonly OwlFolder[],
+  state: OwlState,
+): Promise<Candidate[]> {
   const configsDir = owlWorktreeConfigs(location);
   const folderNames = new Set(folders.map((folder) => folder.name));
   const jobsWithFolder = new Set(folders.map((folder) => folder.job?.id));
@@ -48,7 +52,12 @@ export async function orphanConfigCandidates(location: OwlLocation, folders: rea
  * under Owl's own worktrees/ whose job no longer owns them; and quarantines a killed pass left
  * among those entries.
  */
-export async function adminEntryCandidates(location: OwlLocation, state: OwlState, evidence: readonly WorktreeEvidence[], ctx: GatherContext): Promise<Candidate[]> {
+export async function adminEntryCandidates(
+  location: OwlLocation,
+  state: OwlState,
+  evidence: readonly WorktreeEvidence[],
+  ctx: GatherContext,
+): Promise<Candidate[]> {
   const worktreesDir = owlWorktrees(location);
   if (!(await lstatOrNull(worktreesDir))?.isDirectory()) return [];
   const commonDirs = new Set<string>();
@@ -56,7 +65,11 @@ export async function adminEntryCandidates(location: OwlLocation, state: OwlStat
   for (const project of state.projects) {
     const common = await commonDirOf(project.path);
     if (common) commonDirs.add(common);
-    else ctx.log.debug({ project: project.name, path: project.path }, 'project repository not reachable; its admin entries are left alone');
+    else
+      ctx.log.debug(
+        { project: project.name, path: project.path },
+        'project repository not reachable; its admin entries are left alone',
+      );
   }
   const byPath = new Map<string, OwlJob>();
   for (const job of state.jobs.values()) if (job.worktree) byPath.set(path.resolve(job.worktree), job);
@@ -70,12 +83,17 @@ export async function adminEntryCandidates(location: OwlLocation, state: OwlStat
         kind: 'quarantine',
         path: leftover,
         root: adminRoot,
-        judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: `${path.basename(leftover)} is a pruned admin entry an earlier pass did not finish deleting` },
+        judgement: {
+          decision: 'delete',
+          reason: 'quarantine-leftover',
+          detail: `${path.basename(leftover)} is a pruned admin entry an earlier pass did not finish deleting`,
+        },
       });
     }
     for (const entry of await findStaleAdminEntries(common, worktreesDir)) {
       const name = path.basename(entry.worktree);
-      const job = byPath.get(entry.worktree) ?? (/^[1-9]\d*$/.test(name) ? state.jobs.get(Number(name)) : undefined) ?? null;
+      const job =
+        byPath.get(entry.worktree) ?? (/^[1-9]\d*$/.test(name) ? state.jobs.get(Number(name)) : undefined) ?? null;
       if (!isRemovableJob(job)) continue;
       found.push({
         provider: 'owl',
@@ -97,7 +115,10 @@ export async function adminEntryCandidates(location: OwlLocation, state: OwlStat
 /** The common git dir of a project repository, or null when it cannot be reached. */
 async function commonDirOf(repo: string): Promise<string | null> {
   if (!repo || !(await lstatOrNull(repo))) return null;
-  const result = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, timeoutMs: 10_000 });
+  const result = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+    cwd: repo,
+    timeoutMs: 10_000,
+  });
   if (result.code !== 0) return null;
   const common = result.stdout.trim();
   return common ? path.resolve(common) : null;

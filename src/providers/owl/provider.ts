@@ -25,7 +25,12 @@ export const owlProvider: Provider = {
         out.candidates.push(...found.candidates);
       } catch (err) {
         // One home's unreadable folder fails that home alone (rule 1); the other homes go on.
-        out.roots.push({ provider: 'owl', root: location.data, ok: false, error: `${location.data}: ${errorMessage(err)}` });
+        out.roots.push({
+          provider: 'owl',
+          root: location.data,
+          ok: false,
+          error: `${location.data}: ${errorMessage(err)}`,
+        });
       }
     }
     return out;
@@ -57,14 +62,25 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
     const error = errorMessage(err);
     ctx.log.warn({ data: location.data, error }, 'owl.db unreadable; failing closed');
     for (const folder of folderPaths) {
-      candidates.push({ provider: 'owl', kind: 'worktree', path: folder, root: worktreesDir, judgement: { decision: 'refused', reason: 'source-unreadable', detail: `owl.db cannot be read, so no job can be matched: ${error}` } });
+      candidates.push({
+        provider: 'owl',
+        kind: 'worktree',
+        path: folder,
+        root: worktreesDir,
+        judgement: {
+          decision: 'refused',
+          reason: 'source-unreadable',
+          detail: `owl.db cannot be read, so no job can be matched: ${error}`,
+        },
+      });
     }
     return { roots: [{ provider: 'owl', root: location.data, ok: false, error }], candidates };
   }
 
   const section = ctx.config.providers.owl;
   const reviewAfter = await readReviewAfter(location.configFile, durationMs(section.reviewAfter), section.reviewAfter);
-  if (reviewAfter.warning) ctx.log.warn({ warning: reviewAfter.warning }, 'Owl config ignored; using providers.owl.reviewAfter');
+  if (reviewAfter.warning)
+    ctx.log.warn({ warning: reviewAfter.warning }, 'Owl config ignored; using providers.owl.reviewAfter');
   const anyActive = [...state.jobs.values()].some((job) => job.state === 'active');
   const rule: OwlRuleContext = {
     nowMs: ctx.now.getTime(),
@@ -107,10 +123,20 @@ export function matchFolders(folders: readonly string[], state: OwlState): OwlFo
   });
 }
 
-function folderCandidate(folder: OwlFolder, root: string, location: OwlLocation, rule: OwlRuleContext, evidence: WorktreeEvidence | undefined): Candidate {
+function folderCandidate(
+  folder: OwlFolder,
+  root: string,
+  location: OwlLocation,
+  rule: OwlRuleContext,
+  evidence: WorktreeEvidence | undefined,
+): Candidate {
   const base = { provider: 'owl' as const, kind: 'worktree' as const, path: folder.path, root };
   if (!isRemovableJob(folder.job)) return { ...base, judgement: judgeLiveJob(folder.job as OwlJob, rule) };
-  if (!evidence) return { ...base, judgement: { decision: 'refused', reason: 'git-failed', detail: 'the worktree was not examined' } };
+  if (!evidence)
+    return {
+      ...base,
+      judgement: { decision: 'refused', reason: 'git-failed', detail: 'the worktree was not examined' },
+    };
   const judgement = judgeRemovableWorktree(folder.job, evidence);
   const candidate: Candidate = { ...base, judgement };
   if (evidence.state === 'linked') {
@@ -128,7 +154,12 @@ function folderCandidate(folder: OwlFolder, root: string, location: OwlLocation,
 }
 
 /** Jobs that need a person but have no worktree folder here: reported as `job` findings. */
-function jobFindings(folders: readonly OwlFolder[], state: OwlState, rule: OwlRuleContext, worktreesDir: string): Candidate[] {
+function jobFindings(
+  folders: readonly OwlFolder[],
+  state: OwlState,
+  rule: OwlRuleContext,
+  worktreesDir: string,
+): Candidate[] {
   const withFolder = new Set(folders.map((folder) => folder.job?.id).filter((id) => id !== undefined));
   const findings: Candidate[] = [];
   for (const job of state.jobs.values()) {
@@ -137,7 +168,13 @@ function jobFindings(folders: readonly OwlFolder[], state: OwlState, rule: OwlRu
     if (judgement.decision !== 'unfinished') continue;
     const recorded = job.worktree ? `; its recorded worktree is ${job.worktree}` : '';
     const where = ` (no worktree folder of it in ${worktreesDir}${recorded})`;
-    findings.push({ provider: 'owl', kind: 'job', path: null, root: null, judgement: { ...judgement, detail: `${judgement.detail}${where}` } });
+    findings.push({
+      provider: 'owl',
+      kind: 'job',
+      path: null,
+      root: null,
+      judgement: { ...judgement, detail: `${judgement.detail}${where}` },
+    });
   }
   return findings;
 }
@@ -148,6 +185,10 @@ function quarantineCandidate(leftover: string, dir: string): Candidate {
     kind: 'quarantine',
     path: leftover,
     root: dir,
-    judgement: { decision: 'delete', reason: 'quarantine-leftover', detail: `${path.basename(leftover)} is a quarantine an earlier pass proved dead and did not finish deleting` },
+    judgement: {
+      decision: 'delete',
+      reason: 'quarantine-leftover',
+      detail: `${path.basename(leftover)} is a quarantine an earlier pass proved dead and did not finish deleting`,
+    },
   };
 }

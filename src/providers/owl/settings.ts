@@ -10,7 +10,17 @@ export interface ReviewAfter {
   warning?: string;
 }
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1e3,
+  m: 6e4,
+  h: 3.6e6,
+  d: 8.64e7,
+  w: 6.048e8,
+};
 const PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w)/gy;
 
 /** Go's duration text (`168h`, `1h30m`, `1.5h`) or ours (`7d`); null when it is neither. */
@@ -32,7 +42,11 @@ export function parseOwlDuration(text: string): number | null {
  * wins: it is the policy the user gave the tool itself. agent-janitor's `providers.owl.reviewAfter`
  * applies where Owl's config says nothing (or is unreadable, which is reported).
  */
-export async function readReviewAfter(configFile: string | null, fallbackMs: number, fallbackText: string): Promise<ReviewAfter> {
+export async function readReviewAfter(
+  configFile: string | null,
+  fallbackMs: number,
+  fallbackText: string,
+): Promise<ReviewAfter> {
   const fallback: ReviewAfter = { ms: fallbackMs, source: `providers.owl.reviewAfter ${fallbackText}` };
   if (!configFile) return fallback;
   let text: string | null;
@@ -52,7 +66,11 @@ export async function readReviewAfter(configFile: string | null, fallbackMs: num
   const value = isObject(gc) ? gc.reviewAfter : undefined;
   if (value === undefined || value === null) return fallback;
   const ms = typeof value === 'string' ? parseOwlDuration(value) : null;
-  if (ms === null) return { ...fallback, warning: `${configFile}: garbageCollection.reviewAfter ${JSON.stringify(value)} is no duration` };
+  if (ms === null)
+    return {
+      ...fallback,
+      warning: `${configFile}: garbageCollection.reviewAfter ${JSON.stringify(value)} is no duration`,
+    };
   return { ms, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
 }
 

@@ -62,11 +62,17 @@ export async function readOwlState(file: string): Promise<OwlState> {
 function readFrom(db: Database.Database, file: string): OwlState {
   const userVersion = Number(db.pragma('user_version', { simple: true }));
   if (!Number.isInteger(userVersion) || userVersion < 1) {
-    throw new SourceOfTruthError(`${file}: unknown schema (user_version ${userVersion}): not a Coding Owl database this reader knows`);
+    throw new SourceOfTruthError(
+      `${file}: unknown schema (user_version ${userVersion}): not a Coding Owl database this reader knows`,
+    );
   }
   const columns = new Map<string, Set<string>>();
   for (const [table, needed] of Object.entries(NEEDED)) {
-    const present = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map((row) => row.name));
+    const present = new Set(
+      (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map(
+        (row) => row.name,
+      ),
+    );
     const missing = needed.filter((column) => !present.has(column));
     if (missing.length > 0) {
       throw new SourceOfTruthError(
@@ -91,10 +97,12 @@ function readFrom(db: Database.Database, file: string): OwlState {
       createdMs: parseTime(row.created),
     });
   }
-  const projects = (db.prepare('SELECT name, path FROM projects').all() as Array<Record<string, unknown>>).map((row) => ({
-    name: String(row.name),
-    path: String(row.path),
-  }));
+  const projects = (db.prepare('SELECT name, path FROM projects').all() as Array<Record<string, unknown>>).map(
+    (row) => ({
+      name: String(row.name),
+      path: String(row.path),
+    }),
+  );
   const lastRunEnded = new Map<number, number>();
   const openRuns = new Map<number, number[]>();
   for (const row of db.prepare('SELECT id, job_id, ended, outcome FROM runs').all() as Array<Record<string, unknown>>) {

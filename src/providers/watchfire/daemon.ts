@@ -73,7 +73,11 @@ async function daemonLockState(lockFile: string, procLocks: string): Promise<Loc
   return { state: 'held', by: others.map((holder) => `${holder.kind} lock of pid ${holder.pid}`).join(', ') };
 }
 
-type PidState = { state: 'alive'; pid: number } | { state: 'dead'; pid: number } | { state: 'none' } | { state: 'unknown'; why: string };
+type PidState =
+  | { state: 'alive'; pid: number }
+  | { state: 'dead'; pid: number }
+  | { state: 'none' }
+  | { state: 'unknown'; why: string };
 
 async function daemonPidState(daemonFile: string): Promise<PidState> {
   let text: string | null;
@@ -93,7 +97,11 @@ async function daemonPidState(daemonFile: string): Promise<PidState> {
  * Evidence that cannot be read counts as live: wrongly thinking a daemon is dead is what could
  * cost a running session its home.
  */
-export async function daemonLiveness(lockFile: string, daemonFile: string, procLocks = '/proc/locks'): Promise<DaemonLiveness> {
+export async function daemonLiveness(
+  lockFile: string,
+  daemonFile: string,
+  procLocks = '/proc/locks',
+): Promise<DaemonLiveness> {
   const lock = await daemonLockState(lockFile, procLocks);
   if (lock.state === 'held') return { live: true, why: `daemon.lock is held (${lock.by})` };
   const pid = await daemonPidState(daemonFile);

@@ -15,7 +15,10 @@ interface DemoProject {
 
 const STOREFRONT: DemoProject = { id: '6f1d2c3b-4a59-4e8f-9a0b-1c2d3e4f5a60', name: 'Storefront' };
 const BILLING: DemoProject = { id: '7a2e3d4c-5b6a-4f90-8b1c-2d3e4f5a6b71', name: 'Billing API' };
-const ACME_TOOLS: DemoProject = { id: '8b3f4e5d-6c7b-4a01-9c2d-3e4f5a6b7c82', name: 'Acme Platform Services Backend Tools' };
+const ACME_TOOLS: DemoProject = {
+  id: '8b3f4e5d-6c7b-4a01-9c2d-3e4f5a6b7c82',
+  name: 'Acme Platform Services Backend Tools',
+};
 const MOBILE: DemoProject = { id: '9c4a5f6e-7d8c-4b12-8d3e-4f5a6b7c8d93', name: 'Mobile App' };
 
 /**
@@ -49,17 +52,29 @@ async function buildLiveRoot(ctx: SandboxContext, root: string): Promise<void> {
   // Running: kept while the daemon lives.
   await codexHome(root, { projectName: STOREFRONT.name, mode: 'chat' }, codex);
   // A deleted project, in two backends, linked into the user's real config.
-  await codexHome(root, { projectName: 'Legacy Prototype', mode: 'task', task: { number: 3, title: 'Spike auth' } }, codex);
+  await codexHome(
+    root,
+    { projectName: 'Legacy Prototype', mode: 'task', task: { number: 3, title: 'Spike auth' } },
+    codex,
+  );
   await opencodeHome(root, { projectName: 'Legacy Prototype', mode: 'chat' }, opencode, true);
   // Same 30-byte slug as the running Acme Platform Services Backend Tools: kept with it.
   await codexHome(root, { projectName: 'Acme Platform Services Backend Team', mode: 'chat' }, codex);
   // Billing API is registered and idle: one home exported, one not, one failed start.
   await codexHome(root, { projectName: BILLING.name, mode: 'chat' }, codex);
-  const unexported = await copilotHome(root, { projectName: BILLING.name, mode: 'task', task: { number: 12, title: 'Rate limits' } }, copilot);
+  const unexported = await copilotHome(
+    root,
+    { projectName: BILLING.name, mode: 'task', task: { number: 12, title: 'Rate limits' } },
+    copilot,
+  );
   const failed = path.join(root, 'gemini-home', sessionName({ projectName: BILLING.name, mode: 'agent' }));
   await put(path.join(failed, 'system.md'), '# Watchfire system prompt\n');
   // What an interrupted deletion leaves: a quarantine, finished first.
-  const quarantine = path.join(root, 'codex-home', quarantineName(sessionName({ projectName: 'Legacy Prototype', mode: 'wildfire-refine' })));
+  const quarantine = path.join(
+    root,
+    'codex-home',
+    quarantineName(sessionName({ projectName: 'Legacy Prototype', mode: 'wildfire-refine' })),
+  );
   await put(path.join(quarantine, 'sessions', 'rollout-partial.jsonl'), '{"type":"message"}\n');
 
   const logEnded = new Date(ctx.old.getTime() + DAY);
@@ -78,9 +93,16 @@ async function buildCrashedRoot(ctx: SandboxContext, root: string): Promise<void
   await writeAgents(root, [{ project: MOBILE, mode: 'task', task: { number: 7, title: 'Offline sync' } }]);
   await writeDaemon(root, deadPid());
   await put(path.join(root, 'daemon.lock'), '');
-  const home = path.join(root, 'codex-home', sessionName({ projectName: MOBILE.name, mode: 'task', task: { number: 7, title: 'Offline sync' } }));
+  const home = path.join(
+    root,
+    'codex-home',
+    sessionName({ projectName: MOBILE.name, mode: 'task', task: { number: 7, title: 'Offline sync' } }),
+  );
   await put(path.join(home, 'AGENTS.md'), '# Watchfire system prompt\n');
-  await put(path.join(home, 'sessions', '2026', '11', '27', 'rollout-2026-11-27T10-00-00-offline.jsonl'), '{"type":"message"}\n');
+  await put(
+    path.join(home, 'sessions', '2026', '11', '27', 'rollout-2026-11-27T10-00-00-offline.jsonl'),
+    '{"type":"message"}\n',
+  );
   const failedStart = path.join(root, 'opencode-home', sessionName({ projectName: MOBILE.name, mode: 'chat' }));
   await put(path.join(failedStart, 'config', 'AGENTS.md'), '# Watchfire system prompt\n');
   await put(path.join(failedStart, 'config', 'opencode.json'), '{"permission":"allow"}');
@@ -91,7 +113,10 @@ async function buildCrashedRoot(ctx: SandboxContext, root: string): Promise<void
 async function codexHome(root: string, name: SessionNameParts, codex: string): Promise<string> {
   const home = path.join(root, 'codex-home', sessionName(name));
   await put(path.join(home, 'AGENTS.md'), '# Watchfire system prompt\n');
-  await put(path.join(home, 'sessions', '2026', '11', '27', 'rollout-2026-11-27T09-00-00-demo.jsonl'), '{"type":"session_meta"}\n{"type":"message"}\n');
+  await put(
+    path.join(home, 'sessions', '2026', '11', '27', 'rollout-2026-11-27T09-00-00-demo.jsonl'),
+    '{"type":"session_meta"}\n{"type":"message"}\n',
+  );
   for (const entry of ['auth.json', 'config.toml']) await symlink(path.join(codex, entry), path.join(home, entry));
   return home;
 }
@@ -99,12 +124,18 @@ async function codexHome(root: string, name: SessionNameParts, codex: string): P
 async function copilotHome(root: string, name: SessionNameParts, copilot: string): Promise<string> {
   const home = path.join(root, 'copilot-home', sessionName(name));
   await put(path.join(home, 'AGENTS.md'), '# Watchfire system prompt\n');
-  for (const entry of ['config.json', 'mcp-config.json']) await symlink(path.join(copilot, entry), path.join(home, entry));
+  for (const entry of ['config.json', 'mcp-config.json'])
+    await symlink(path.join(copilot, entry), path.join(home, entry));
   return home;
 }
 
 /** opencode's `config/` holds a link to every entry of the user's `~/.config/opencode`. */
-async function opencodeHome(root: string, name: SessionNameParts, opencode: string, withSession: boolean): Promise<string> {
+async function opencodeHome(
+  root: string,
+  name: SessionNameParts,
+  opencode: string,
+  withSession: boolean,
+): Promise<string> {
   const home = path.join(root, 'opencode-home', sessionName(name));
   await mkdir(path.join(home, 'config'));
   for (const entry of await readdirOrEmpty(opencode)) {
@@ -112,8 +143,12 @@ async function opencodeHome(root: string, name: SessionNameParts, opencode: stri
     await symlink(path.join(opencode, entry.name), path.join(home, 'config', entry.name));
   }
   await put(path.join(home, 'config', 'AGENTS.md'), '# Watchfire system prompt\n');
-  await put(path.join(home, 'config', 'opencode.json'), '{"$schema":"https://opencode.ai/config.json","permission":"allow"}');
-  if (withSession) await put(path.join(home, 'data', 'storage', 'message', 'ses_demo', 'msg_01.json'), '{"role":"user"}');
+  await put(
+    path.join(home, 'config', 'opencode.json'),
+    '{"$schema":"https://opencode.ai/config.json","permission":"allow"}',
+  );
+  if (withSession)
+    await put(path.join(home, 'data', 'storage', 'message', 'ses_demo', 'msg_01.json'), '{"role":"user"}');
   return home;
 }
 
@@ -135,22 +170,38 @@ async function userConfig(home: string): Promise<{ codex: string; copilot: strin
 async function writeProjects(root: string, projects: DemoProject[]): Promise<void> {
   const lines = ['version: 1', 'projects:'];
   projects.forEach((p, index) => {
-    lines.push(`    - project_id: ${p.id}`, `      name: ${JSON.stringify(p.name)}`, `      path: /home/ana/src/${index}`, `      position: ${index}`);
+    lines.push(
+      `    - project_id: ${p.id}`,
+      `      name: ${JSON.stringify(p.name)}`,
+      `      path: /home/ana/src/${index}`,
+      `      position: ${index}`,
+    );
   });
   await put(path.join(root, 'projects.yaml'), `${lines.join('\n')}\n`);
 }
 
-async function writeAgents(root: string, agents: Array<{ project: DemoProject; mode: string; task?: { number: number; title: string } }>): Promise<void> {
+async function writeAgents(
+  root: string,
+  agents: Array<{ project: DemoProject; mode: string; task?: { number: number; title: string } }>,
+): Promise<void> {
   const lines = ['version: 1', 'agents:'];
   for (const { project, mode, task } of agents) {
-    lines.push(`    - project_id: ${project.id}`, `      project_name: ${JSON.stringify(project.name)}`, `      project_path: /home/ana/src/x`, `      mode: ${mode}`);
+    lines.push(
+      `    - project_id: ${project.id}`,
+      `      project_name: ${JSON.stringify(project.name)}`,
+      `      project_path: /home/ana/src/x`,
+      `      mode: ${mode}`,
+    );
     if (task) lines.push(`      task_number: ${task.number}`, `      task_title: ${JSON.stringify(task.title)}`);
   }
   await put(path.join(root, 'agents.yaml'), `${lines.join('\n')}\n`);
 }
 
 async function writeDaemon(root: string, pid: number): Promise<void> {
-  await put(path.join(root, 'daemon.yaml'), `version: 1\nhost: localhost\nport: 50051\npid: ${pid}\nstarted_at: 2026-11-27T08:00:00Z\n`);
+  await put(
+    path.join(root, 'daemon.yaml'),
+    `version: 1\nhost: localhost\nport: 50051\npid: ${pid}\nstarted_at: 2026-11-27T08:00:00Z\n`,
+  );
 }
 
 async function writeSessionLog(root: string, project: DemoProject, ended: Date): Promise<void> {
@@ -200,6 +251,7 @@ async function putIfAbsent(file: string, content: string): Promise<void> {
 async function age(target: string, when: Date): Promise<void> {
   const stats = await lstatOrNull(target);
   if (!stats) return;
-  if (stats.isDirectory()) for (const entry of await readdirOrEmpty(target)) await age(path.join(target, entry.name), when);
+  if (stats.isDirectory())
+    for (const entry of await readdirOrEmpty(target)) await age(path.join(target, entry.name), when);
   await lutimes(target, when, when);
 }

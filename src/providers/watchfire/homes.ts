@@ -32,13 +32,16 @@ export async function homeFolders(root: string): Promise<string[]> {
 }
 
 /** The entries of a `*-home/` folder that are session homes (quarantines are listed apart). */
-export async function homeEntries(folder: string): Promise<Array<{ path: string; name: string; type: 'directory' | 'symlink' }>> {
+export async function homeEntries(
+  folder: string,
+): Promise<Array<{ path: string; name: string; type: 'directory' | 'symlink' }>> {
   const entries = await readdirOrEmpty(folder);
   const homes: Array<{ path: string; name: string; type: 'directory' | 'symlink' }> = [];
   for (const entry of entries) {
     if (quarantinedName(entry.name) !== null) continue;
     if (entry.isDirectory()) homes.push({ path: path.join(folder, entry.name), name: entry.name, type: 'directory' });
-    else if (entry.isSymbolicLink()) homes.push({ path: path.join(folder, entry.name), name: entry.name, type: 'symlink' });
+    else if (entry.isSymbolicLink())
+      homes.push({ path: path.join(folder, entry.name), name: entry.name, type: 'symlink' });
   }
   return homes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -97,7 +100,8 @@ function firstOwnEntry(home: string): string | null {
       const child = relative === '' ? entry.name : path.join(relative, entry.name);
       if (entry.isSymbolicLink()) continue;
       if (entry.isDirectory()) pending.push(child);
-      else if (!(entry.isFile() && INSTALLED_FILES.has(entry.name) && INSTALLED_FILE_FOLDERS.has(relative))) return child;
+      else if (!(entry.isFile() && INSTALLED_FILES.has(entry.name) && INSTALLED_FILE_FOLDERS.has(relative)))
+        return child;
     }
   }
   return null;

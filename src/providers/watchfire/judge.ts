@@ -21,18 +21,26 @@ export interface WatchfireWorld {
  */
 export function judgeHome(home: HomeEvidence, world: WatchfireWorld, nowMs: number): OwnerJudgement {
   if (home.type === 'symlink') {
-    return refused('symlink', `${home.path} is a symlink, not a folder Watchfire made; neither it nor its target is touched`);
+    return refused(
+      'symlink',
+      `${home.path} is a symlink, not a folder Watchfire made; neither it nor its target is touched`,
+    );
   }
   const homeSlugValue = homeSlug(home.name);
   if (homeSlugValue === null) {
-    return refused('unrecognized-name', `${home.name} is not a Watchfire session name (slug:mode), so no project can be traced from it`);
+    return refused(
+      'unrecognized-name',
+      `${home.name} is not a Watchfire session name (slug:mode), so no project can be traced from it`,
+    );
   }
   const shown = homeSlugValue === '' ? '(empty)' : homeSlugValue;
 
   // Slug-level on purpose: the backend and the wildfire phase of a running agent are not recorded.
   const projects = world.projects.filter((project) => belongsToSlug(home.name, slug(project.name)));
   const projectIds = new Set(projects.map((project) => project.projectId));
-  const agents = (world.agents ?? []).filter((agent) => projectIds.has(agent.projectId) || belongsToSlug(home.name, slug(agent.projectName)));
+  const agents = (world.agents ?? []).filter(
+    (agent) => projectIds.has(agent.projectId) || belongsToSlug(home.name, slug(agent.projectName)),
+  );
 
   if (agents.length > 0 && world.daemon.live) {
     return {
@@ -50,7 +58,10 @@ export function judgeHome(home: HomeEvidence, world: WatchfireWorld, nowMs: numb
   }
   const names = describeProjects(projects);
   if (home.newestWriteMs === null) {
-    return refused('home-unreadable', `${home.path} of ${names} cannot be read through, so whether its transcript was exported is unknown: ${home.unreadable ?? 'unknown error'}`);
+    return refused(
+      'home-unreadable',
+      `${home.path} of ${names} cannot be read through, so whether its transcript was exported is unknown: ${home.unreadable ?? 'unknown error'}`,
+    );
   }
   const newest = home.newestWriteMs;
   const proof = exportProof(projects, world.latestLogs, newest);
@@ -97,7 +108,11 @@ export function judgeQuarantine(quarantine: string): OwnerJudgement {
   };
 }
 
-function exportProof(projects: readonly RegisteredProject[], logs: ReadonlyMap<string, SessionLog>, newestWriteMs: number): SessionLog | null {
+function exportProof(
+  projects: readonly RegisteredProject[],
+  logs: ReadonlyMap<string, SessionLog>,
+  newestWriteMs: number,
+): SessionLog | null {
   let best: SessionLog | null = null;
   for (const project of projects) {
     const log = logs.get(project.projectId);
@@ -116,7 +131,9 @@ function describeProjects(projects: readonly RegisteredProject[]): string {
 }
 
 function describeAgents(agents: readonly RunningAgent[]): string {
-  const list = agents.map((agent) => `${JSON.stringify(agent.projectName)} (${agent.projectId}${agent.mode ? `, ${agent.mode}` : ''})`).join(', ');
+  const list = agents
+    .map((agent) => `${JSON.stringify(agent.projectName)} (${agent.projectId}${agent.mode ? `, ${agent.mode}` : ''})`)
+    .join(', ');
   return agents.length === 1 ? `the agent of project ${list}` : `the agents of projects ${list}`;
 }
 

@@ -19,7 +19,10 @@ export const watchfireProvider: Provider = {
       const found = await gatherRoot(root, ctx).catch((err: unknown): Gathering => {
         // One unreadable root (EACCES on another user's home, say) must not hide the others.
         ctx.log.warn({ root, err }, 'Watchfire root could not be read');
-        return { roots: [{ provider: 'watchfire', root, ok: false, error: `${root}: ${errorMessage(err)}` }], candidates: [] };
+        return {
+          roots: [{ provider: 'watchfire', root, ok: false, error: `${root}: ${errorMessage(err)}` }],
+          candidates: [],
+        };
       });
       if (!found) continue;
       gathering.roots.push(...found.roots);
@@ -46,7 +49,8 @@ async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering |
 
   // Quarantines first, whatever the registry says: they were proven dead when they were made.
   for (const folder of folders) {
-    for (const quarantine of await findQuarantines(folder)) candidates.push(candidate('quarantine', quarantine, judgeQuarantine(quarantine)));
+    for (const quarantine of await findQuarantines(folder))
+      candidates.push(candidate('quarantine', quarantine, judgeQuarantine(quarantine)));
   }
 
   const homes = (await Promise.all(folders.map((folder) => homeEntries(folder)))).flat();
@@ -69,7 +73,10 @@ async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering |
       projects.projects.map((project) => project.projectId),
     ),
   };
-  ctx.log.debug({ root, daemon: world.daemon, projects: world.projects.length, agents: world.agents?.length ?? null }, 'Watchfire root read');
+  ctx.log.debug(
+    { root, daemon: world.daemon, projects: world.projects.length, agents: world.agents?.length ?? null },
+    'Watchfire root read',
+  );
   const now = ctx.now.getTime();
   for (const home of homes) {
     const evidence = await examineHome(home, ctx.measure);

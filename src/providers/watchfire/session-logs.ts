@@ -42,7 +42,8 @@ export function parseLogHeader(text: string): { projectId: string | null; endedA
 }
 
 function unquote(value: string): string {
-  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0])) return value.slice(1, -1);
+  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))
+    return value.slice(1, -1);
   return value;
 }
 
@@ -50,7 +51,10 @@ function unquote(value: string): string {
  * The session log of each project that ended last, from `logs/<project_id>/<logID>.log`. A log
  * whose header names another project is ignored; unreadable logs prove nothing and are skipped.
  */
-export async function latestSessionLogs(logsDir: string, projectIds: readonly string[]): Promise<Map<string, SessionLog>> {
+export async function latestSessionLogs(
+  logsDir: string,
+  projectIds: readonly string[],
+): Promise<Map<string, SessionLog>> {
   const latest = new Map<string, SessionLog>();
   for (const projectId of new Set(projectIds)) {
     if (!SAFE_ID.test(projectId)) continue;

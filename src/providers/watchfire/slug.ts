@@ -73,7 +73,10 @@ function cutBytes(text: string, max: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= max) return text;
   // Never split a character: drop a trailing partial sequence (only reachable with non-ASCII input).
-  return bytes.subarray(0, max).toString('utf8').replace(/\uFFFD+$/u, '');
+  return bytes
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/\uFFFD+$/u, '');
 }
 
 function trimTrailing(text: string, chars: string): string {

@@ -37,7 +37,9 @@ function parseMapping(text: string, file: string): Record<string, unknown> {
 
 function requireVersion1(doc: Record<string, unknown>, file: string): void {
   if (doc.version !== '1') {
-    throw new WatchfireStateError(`${file}: version: expected 1, found ${JSON.stringify(doc.version ?? null)} (unknown schema)`);
+    throw new WatchfireStateError(
+      `${file}: version: expected 1, found ${JSON.stringify(doc.version ?? null)} (unknown schema)`,
+    );
   }
 }
 
@@ -118,7 +120,10 @@ export async function readProjects(file: string): Promise<ProjectsRead> {
     if (text === null) return { ok: false, error: `${file} does not exist, so no home can be traced to its project` };
     return { ok: true, projects: parseProjects(text, file) };
   } catch (err) {
-    return { ok: false, error: err instanceof WatchfireStateError ? err.message : `${file}: cannot be read: ${errorMessage(err)}` };
+    return {
+      ok: false,
+      error: err instanceof WatchfireStateError ? err.message : `${file}: cannot be read: ${errorMessage(err)}`,
+    };
   }
 }
 
@@ -130,6 +135,9 @@ export async function readAgents(file: string): Promise<AgentsRead> {
     const text = await readSettled(file);
     return { ok: true, agents: text === null ? null : parseAgents(text, file) };
   } catch (err) {
-    return { ok: false, error: err instanceof WatchfireStateError ? err.message : `${file}: cannot be read: ${errorMessage(err)}` };
+    return {
+      ok: false,
+      error: err instanceof WatchfireStateError ? err.message : `${file}: cannot be read: ${errorMessage(err)}`,
+    };
   }
 }

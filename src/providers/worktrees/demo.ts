@@ -48,7 +48,11 @@ export const worktreesSandbox: SandboxBuilder = {
     await backdateTree(workspaces, ctx.old);
     // Worked on yesterday evening: older than minAge, younger than idleAfter.
     const yesterday = new Date(Date.now() - 0.6 * DAY);
-    await lutimes(await writeSandboxFile(path.join(fresh, 'TODO.md'), '- finish the migration\n'), yesterday, yesterday);
+    await lutimes(
+      await writeSandboxFile(path.join(fresh, 'TODO.md'), '- finish the migration\n'),
+      yesterday,
+      yesterday,
+    );
     await lutimes(fresh, yesterday, yesterday);
 
     return {

@@ -20,29 +20,62 @@ export function judgeSetWorktree(evidence: WorktreeEvidence, newest: NewestWrite
   const { link } = evidence;
   if (link.lockedReason !== null) {
     const why = link.lockedReason ? ` (${link.lockedReason})` : '';
-    return { decision: 'kept', reason: 'git-locked', detail: `the worktree is git-locked${why}: its tool still claims it` };
+    return {
+      decision: 'kept',
+      reason: 'git-locked',
+      detail: `the worktree is git-locked${why}: its tool still claims it`,
+    };
   }
-  if (newest.error) return { decision: 'refused', reason: 'unreadable', detail: `its age cannot be told: ${newest.error}` };
+  if (newest.error)
+    return { decision: 'refused', reason: 'unreadable', detail: `its age cannot be told: ${newest.error}` };
   const idleFor = newest.ms === null ? null : policy.nowMs - newest.ms;
   const limit = `idleAfter ${formatDuration(policy.idleAfterMs)} of set ${policy.set}`;
   if (idleFor === null || idleFor <= policy.idleAfterMs) {
     const when = newest.ms === null ? 'an unknown time' : new Date(newest.ms).toISOString();
-    return { decision: 'kept', reason: 'not-idle', detail: `last written at ${when} (worktree or admin entry), within ${limit}` };
+    return {
+      decision: 'kept',
+      reason: 'not-idle',
+      detail: `last written at ${when} (worktree or admin entry), within ${limit}`,
+    };
   }
-  if (!evidence.git) return { decision: 'refused', reason: 'git-failed', detail: `git could not examine it: ${evidence.gitError ?? 'no answer'}` };
+  if (!evidence.git)
+    return {
+      decision: 'refused',
+      reason: 'git-failed',
+      detail: `git could not examine it: ${evidence.gitError ?? 'no answer'}`,
+    };
   const git = evidence.git;
   const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
   const unheld = git.head.commit !== null && otherRefs(git).length === 0;
-  const stake = git.commitsOnlyHere === null ? '' : ` (${git.commitsOnlyHere} commit${git.commitsOnlyHere === 1 ? '' : 's'} nowhere else)`;
+  const stake =
+    git.commitsOnlyHere === null
+      ? ''
+      : ` (${git.commitsOnlyHere} commit${git.commitsOnlyHere === 1 ? '' : 's'} nowhere else)`;
   if (!isClean(git.changes)) {
     const also = unheld ? `; ${head} is in no other branch, remote-tracking branch or tag${stake}` : '';
-    return { decision: 'unfinished', reason: 'uncommitted-changes', detail: `the worktree holds ${describeChanges(git.changes)}${also}` };
+    return {
+      decision: 'unfinished',
+      reason: 'uncommitted-changes',
+      detail: `the worktree holds ${describeChanges(git.changes)}${also}`,
+    };
   }
   if (unheld) {
-    return { decision: 'unfinished', reason: 'unique-commits', detail: `${head} is contained in no other branch, remote-tracking branch or tag${stake}: push or merge it first` };
+    return {
+      decision: 'unfinished',
+      reason: 'unique-commits',
+      detail: `${head} is contained in no other branch, remote-tracking branch or tag${stake}: push or merge it first`,
+    };
   }
-  if (git.submodule) return { decision: 'refused', reason: 'has-submodule', detail: `${git.submodule}; its own unpushed work cannot be seen from here` };
-  const heldBy = git.head.commit === null ? 'the branch has no commit yet' : `${head} is also in ${otherRefs(git).slice(0, 2).join(', ')}`;
+  if (git.submodule)
+    return {
+      decision: 'refused',
+      reason: 'has-submodule',
+      detail: `${git.submodule}; its own unpushed work cannot be seen from here`,
+    };
+  const heldBy =
+    git.head.commit === null
+      ? 'the branch has no commit yet'
+      : `${head} is also in ${otherRefs(git).slice(0, 2).join(', ')}`;
   const kept = git.head.branch ? `; branch ${branchName(git.head.branch)} stays` : '';
   return {
     decision: 'delete',

@@ -20,7 +20,9 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoot[]> {
   const found: SetRoot[] = [];
   const seen = new Set<string>();
   for (const set of ctx.config.providers.worktrees.sets) {
-    const patterns = set.roots.flatMap((root) => (root === '~' || root.startsWith('~/') ? ctx.homes.map((home) => path.join(home, root.slice(1))) : [root]));
+    const patterns = set.roots.flatMap((root) =>
+      root === '~' || root.startsWith('~/') ? ctx.homes.map((home) => path.join(home, root.slice(1))) : [root],
+    );
     for (const root of await expandHomes(patterns)) {
       if (seen.has(root) || !(await isFolder(root))) continue;
       seen.add(root);

@@ -24,13 +24,24 @@ export const worktreesProvider: Provider = {
         }
         roots.push({ provider: 'worktrees', root: root.root, ok: true });
       } catch (err) {
-        roots.push({ provider: 'worktrees', root: root.root, ok: false, error: `cannot list ${root.root}: ${errorMessage(err)}` });
+        roots.push({
+          provider: 'worktrees',
+          root: root.root,
+          ok: false,
+          error: `cannot list ${root.root}: ${errorMessage(err)}`,
+        });
       }
     }
     const nowMs = ctx.now.getTime();
-    const items = found.map(({ root, worktree }) => ({ root, worktree, policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs } }));
+    const items = found.map(({ root, worktree }) => ({
+      root,
+      worktree,
+      policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs },
+    }));
     const examined = await examineSetWorktrees(items, ctx.measure);
-    const candidates = items.map((item, k) => candidateFor(item.root, item.worktree, examined[k] as SetWorktreeEvidence, item.policy));
+    const candidates = items.map((item, k) =>
+      candidateFor(item.root, item.worktree, examined[k] as SetWorktreeEvidence, item.policy),
+    );
     return { roots, candidates };
   },
 };
@@ -52,11 +63,18 @@ export async function examineSetWorktrees(
   measure?: (root: string) => TreeFacts,
 ): Promise<SetWorktreeEvidence[]> {
   const linked = items.map((item) => readWorktreeLink(item.worktree));
-  const unlocked = linked.flatMap((result, at) => (result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : []));
+  const unlocked = linked.flatMap((result, at) =>
+    result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : [],
+  );
   const asking = readGitFacts(unlocked.map((ask) => ask.link));
   const examined = items.map(({ worktree, policy }, k): SetWorktreeEvidence & { idle: boolean } => {
     const result = linked[k] as LinkResult;
-    if (!result.ok) return { evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail }, newest: { ms: null }, idle: false };
+    if (!result.ok)
+      return {
+        evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail },
+        newest: { ms: null },
+        idle: false,
+      };
     const { link } = result;
     const newest = newestWrite([link.path, link.adminDir], measure);
     const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
@@ -81,7 +99,10 @@ function candidateFor(root: SetRoot, worktree: string, examined: SetWorktreeEvid
       judged: evidence,
       rejudge: (fresh) => {
         const link = fresh.state === 'linked' ? fresh.link : null;
-        return judgeSetWorktree(fresh, link ? newestWrite([link.path, link.adminDir]) : { ms: null }, { ...policy, nowMs: Date.now() });
+        return judgeSetWorktree(fresh, link ? newestWrite([link.path, link.adminDir]) : { ms: null }, {
+          ...policy,
+          nowMs: Date.now(),
+        });
       },
     });
   }

@@ -12,7 +12,10 @@ import { diffInventories, type Entry } from '../../helpers/inventory.js';
  * removed job worktree, the pin of a removed Kilo checkpoint repository. `before` maps a path to
  * where the state before the pass can still be read (a pristine copy).
  */
-export function targetsOf(report: Report, options: { kiloRepo?: string; before?: (p: string) => string } = {}): string[] {
+export function targetsOf(
+  report: Report,
+  options: { kiloRepo?: string; before?: (p: string) => string } = {},
+): string[] {
   const before = options.before ?? ((p: string) => p);
   const targets: string[] = [];
   for (const item of report.items) {
@@ -22,8 +25,10 @@ export function targetsOf(report: Report, options: { kiloRepo?: string; before?:
       const admin = adminDirOf(before(item.path), item.path);
       if (admin) targets.push(admin);
     }
-    if (item.provider === 'owl' && item.kind === 'worktree') targets.push(path.join(path.dirname(path.dirname(item.path)), 'worktree-config', path.basename(item.path)));
-    if (item.kind === 'checkpoint-repo' && options.kiloRepo) targets.push(path.join(options.kiloRepo, '.git', materializePin(item.path)));
+    if (item.provider === 'owl' && item.kind === 'worktree')
+      targets.push(path.join(path.dirname(path.dirname(item.path)), 'worktree-config', path.basename(item.path)));
+    if (item.kind === 'checkpoint-repo' && options.kiloRepo)
+      targets.push(path.join(options.kiloRepo, '.git', materializePin(item.path)));
   }
   return targets;
 }
@@ -39,7 +44,8 @@ export function adminDirOf(readable: string, worktree = readable): string | null
   }
 }
 
-const inside = (roots: readonly string[], key: string) => roots.some((r) => key === r || key.startsWith(`${r}${path.sep}`));
+const inside = (roots: readonly string[], key: string) =>
+  roots.some((r) => key === r || key.startsWith(`${r}${path.sep}`));
 
 /** A quarantine of one of the targets (`.<name>.cleanup-<uuid>` beside it). */
 function quarantineOfTarget(targets: readonly string[], key: string): boolean {
@@ -65,7 +71,12 @@ export interface TouchRules {
  * text) and folders as folders; nothing was added but a target's quarantine or allowed scratch.
  * Folders may have a new mtime only where a target or its quarantine sat in them.
  */
-export function expectOnlyTargetsTouched(before: Map<string, Entry>, after: Map<string, Entry>, rules: TouchRules, label = ''): void {
+export function expectOnlyTargetsTouched(
+  before: Map<string, Entry>,
+  after: Map<string, Entry>,
+  rules: TouchRules,
+  label = '',
+): void {
   const { targets } = rules;
   const scratch = rules.scratch ?? (() => false);
   const parents = new Set(targets.map((t) => path.dirname(t)));
@@ -76,10 +87,16 @@ export function expectOnlyTargetsTouched(before: Map<string, Entry>, after: Map<
     const now = after.get(key);
     if (!now) {
       if (!emptiedAdminFolder(before, targets, key)) problems.push(`removed: ${key}`);
-    }
-    else if (now.type !== entry.type) problems.push(`type changed: ${key}`);
+    } else if (now.type !== entry.type) problems.push(`type changed: ${key}`);
     else if (entry.type !== 'dir' && JSON.stringify(now) !== JSON.stringify(entry)) problems.push(`changed: ${key}`);
-    else if (entry.type === 'dir' && now.mtimeMs !== entry.mtimeMs && !parents.has(key) && !prunedRefFolder(targets, key) && !emptiedAdminFolder(before, targets, path.join(key, 'worktrees'))) problems.push(`folder written: ${key}`);
+    else if (
+      entry.type === 'dir' &&
+      now.mtimeMs !== entry.mtimeMs &&
+      !parents.has(key) &&
+      !prunedRefFolder(targets, key) &&
+      !emptiedAdminFolder(before, targets, path.join(key, 'worktrees'))
+    )
+      problems.push(`folder written: ${key}`);
   }
   for (const key of after.keys()) {
     if (before.has(key) || quarantineOfTarget(targets, key) || scratch(key)) continue;
@@ -93,9 +110,13 @@ export function expectOnlyTargetsTouched(before: Map<string, Entry>, after: Map<
  * admin entry (`git worktree remove`), a ref folder after its last ref (`git update-ref -d`).
  */
 function emptiedAdminFolder(before: Map<string, Entry>, targets: readonly string[], key: string): boolean {
-  const gitOwned = (path.basename(key) === 'worktrees' && path.basename(path.dirname(key)) === '.git') || key.includes(`${path.sep}.git${path.sep}refs${path.sep}`);
+  const gitOwned =
+    (path.basename(key) === 'worktrees' && path.basename(path.dirname(key)) === '.git') ||
+    key.includes(`${path.sep}.git${path.sep}refs${path.sep}`);
   if (!gitOwned) return false;
-  const below = [...before.keys()].filter((other) => other.startsWith(`${key}${path.sep}`) && before.get(other)?.type !== 'dir');
+  const below = [...before.keys()].filter(
+    (other) => other.startsWith(`${key}${path.sep}`) && before.get(other)?.type !== 'dir',
+  );
   return below.length > 0 && below.every((entry) => inside(targets, entry));
 }
 
@@ -108,9 +129,16 @@ function prunedRefFolder(targets: readonly string[], key: string): boolean {
  * How a state differs from an expected one, folder mtimes aside (a delete touches its parent's
  * mtime whenever it runs) and the -wal and -shm files SQLite manages beside a database aside.
  */
-export function stateDifferences(actual: Map<string, Entry>, expected: Map<string, Entry>): { missing: string[]; changed: string[]; extra: string[] } {
+export function stateDifferences(
+  actual: Map<string, Entry>,
+  expected: Map<string, Entry>,
+): { missing: string[]; changed: string[]; extra: string[] } {
   const strip = (inv: Map<string, Entry>) =>
-    new Map([...inv].filter(([key]) => !SQLITE_SIDECAR.test(key)).map(([key, entry]) => [key, entry.type === 'dir' ? { ...entry, mtimeMs: 0 } : entry]));
+    new Map(
+      [...inv]
+        .filter(([key]) => !SQLITE_SIDECAR.test(key))
+        .map(([key, entry]) => [key, entry.type === 'dir' ? { ...entry, mtimeMs: 0 } : entry]),
+    );
   const diff = diffInventories(strip(expected), strip(actual));
   return { missing: diff.removed, changed: diff.changed, extra: diff.added };
 }

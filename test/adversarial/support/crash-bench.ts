@@ -39,7 +39,9 @@ export async function crashBench(): Promise<CrashBench> {
   const traced = await traceRenames(cliArgs(fleet), fleet.env, path.join(base, 'reference.strace'));
   const referenceReport = JSON.parse(traced.result.stdout) as Report;
   const beforePass = (p: string) => path.join(pristine, path.relative(fleet.fleet, p));
-  const targets = targetsOf(referenceReport, { kiloRepo: fleet.kilo.repo, before: beforePass }).map(relativeTo(fleet.fleet));
+  const targets = targetsOf(referenceReport, { kiloRepo: fleet.kilo.repo, before: beforePass }).map(
+    relativeTo(fleet.fleet),
+  );
   const kiloLocks = relativeTo(fleet.fleet)(path.join(fleet.kilo.state, 'locks'));
   return {
     base,
@@ -78,15 +80,29 @@ export interface CrashOutcome {
  * targets, runs the next pass, and proves the fleet then equals the reference (known gaps aside).
  * `beforeNext` runs between the two passes (to let time pass for a lock, say).
  */
-export async function crashAndRecover(bench: CrashBench, point: KillPoint, options: { beforeNext?: () => void; gaps?: KnownGap[] } = {}): Promise<CrashOutcome> {
+export async function crashAndRecover(
+  bench: CrashBench,
+  point: KillPoint,
+  options: { beforeNext?: () => void; gaps?: KnownGap[] } = {},
+): Promise<CrashOutcome> {
   const { fleet } = bench;
   restoreFleet(fleet, bench.pristine);
-  const killed = await runKilledAt(point, cliArgs(fleet), fleet.env, path.join(bench.base, `kill-${Date.now()}.strace`));
+  const killed = await runKilledAt(
+    point,
+    cliArgs(fleet),
+    fleet.env,
+    path.join(bench.base, `kill-${Date.now()}.strace`),
+  );
   expect(killed.stoppedAt, `the pass reached the kill point ${point.label}`).not.toBeNull();
   if (point.held) expect(killed.stoppedAt).toMatch(point.held);
   expect(killed.result.signal, killed.result.stderr).toBe('SIGKILL');
   const afterKill = inventory(fleet.fleet);
-  expectOnlyTargetsTouched(bench.original, afterKill, { targets: bench.targets, scratch: bench.scratch }, `the pass killed ${point.label}`);
+  expectOnlyTargetsTouched(
+    bench.original,
+    afterKill,
+    { targets: bench.targets, scratch: bench.scratch },
+    `the pass killed ${point.label}`,
+  );
 
   options.beforeNext?.();
   const run = await runCli(cliArgs(fleet), { env: fleet.env });
@@ -96,10 +112,21 @@ export async function crashAndRecover(bench: CrashBench, point: KillPoint, optio
 
   const differences = stateDifferences(inventory(fleet.fleet), bench.reference);
   const gaps = options.gaps ?? [];
-  const unexplained = Object.fromEntries(Object.entries(differences).map(([kind, keys]) => [kind, keys.filter((key) => !gaps.some((gap) => gap.explains(key)))]));
-  expect(unexplained, `killed ${point.label}: the next pass left another state than an uninterrupted pass`).toEqual({ missing: [], changed: [], extra: [] });
+  const unexplained = Object.fromEntries(
+    Object.entries(differences).map(([kind, keys]) => [
+      kind,
+      keys.filter((key) => !gaps.some((gap) => gap.explains(key))),
+    ]),
+  );
+  expect(unexplained, `killed ${point.label}: the next pass left another state than an uninterrupted pass`).toEqual({
+    missing: [],
+    changed: [],
+    extra: [],
+  });
   for (const gap of gaps) {
-    const seen = Object.values(differences).flat().some((key) => gap.explains(key));
+    const seen = Object.values(differences)
+      .flat()
+      .some((key) => gap.explains(key));
     expect(seen, `the known gap "${gap.why}" is no longer seen: drop it from this case`).toBe(true);
   }
   return { killed, next, afterKill };

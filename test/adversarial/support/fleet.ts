@@ -66,7 +66,14 @@ export async function buildFleet(base: string, options: FleetOptions = {}): Prom
   let config: Record<string, unknown> = { homes: [home], minAge: '1h', reportDir };
   for (const extra of extras) if (extra.config) config = merge(config, extra.config);
   writeFileSync(configFile, stringify(config));
-  const env: NodeJS.ProcessEnv = { HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', XDG_RUNTIME_DIR: '', KILO_DB: '', OPENCODE_DB: '' };
+  const env: NodeJS.ProcessEnv = {
+    HOME: home,
+    XDG_DATA_HOME: '',
+    XDG_STATE_HOME: '',
+    XDG_RUNTIME_DIR: '',
+    KILO_DB: '',
+    OPENCODE_DB: '',
+  };
   return { base, fleet, home, run, reportDir, configFile, bigTree, bigTreeFiles, kilo, env };
 }
 
@@ -104,8 +111,14 @@ function buildKilo(home: string): Fleet['kilo'] {
   }
   const leftover = path.join(data, 'snapshot', projectId, quarantineName('0'.repeat(40)));
   put(path.join(leftover, 'objects', 'pack', 'pack-left.pack'), Buffer.alloc(4096, 1));
-  put(path.join(repo, '.kilo', 'worktrees', '.kilo-delete-6f9619ff-8b86-4011-b42d-00c04fc964ff', 'src', 'half.ts'), 'export {};\n');
-  makeKiloDb(path.join(data, 'kilo.db'), { projects: [{ id: projectId, worktree: repo, sandboxes: [live] }], sessions: [{ projectId, directory: live }] });
+  put(
+    path.join(repo, '.kilo', 'worktrees', '.kilo-delete-6f9619ff-8b86-4011-b42d-00c04fc964ff', 'src', 'half.ts'),
+    'export {};\n',
+  );
+  makeKiloDb(path.join(data, 'kilo.db'), {
+    projects: [{ id: projectId, worktree: repo, sandboxes: [live] }],
+    sessions: [{ projectId, directory: live }],
+  });
   backdate(path.join(home, '.local'), daysAgo(3));
   backdate(repo, daysAgo(3));
   return { repo, data, state, doomed };
@@ -115,7 +128,8 @@ function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<s
   const out: Record<string, unknown> = { ...a };
   for (const [key, value] of Object.entries(b)) {
     const existing = out[key];
-    const plain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    const plain = (v: unknown): v is Record<string, unknown> =>
+      typeof v === 'object' && v !== null && !Array.isArray(v);
     out[key] = plain(existing) && plain(value) ? merge(existing, value) : value;
   }
   return out;

@@ -3,7 +3,14 @@ import path from 'node:path';
 import { quarantineName } from '../../../src/safety/quarantine.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory, type Entry } from '../../helpers/inventory.js';
-import { addKiloWorktree, makeKiloDb, makeRepo as makeKiloRepo, makeSnapshot, projectIdOf, removeKiloWorktree } from '../../kilo/fixtures.js';
+import {
+  addKiloWorktree,
+  makeKiloDb,
+  makeRepo as makeKiloRepo,
+  makeSnapshot,
+  projectIdOf,
+  removeKiloWorktree,
+} from '../../kilo/fixtures.js';
 import { addJob, addProject, createOwlDb } from '../../owl/owl-db.js';
 import { jobWorktree, owlHome, type OwlHome } from '../../owl/scenario.js';
 import { writeProjects, type Machine } from '../../watchfire/fixture.js';
@@ -19,7 +26,15 @@ export interface MixedHome {
   runDir: string;
   watchfire: { root: string; dead: string };
   owl: (OwlHome & { done: string; quarantine: string }) | null;
-  kilo: { data: string; state: string; repo: string; dead: string; quarantine: string; db: string; managerFile: string } | null;
+  kilo: {
+    data: string;
+    state: string;
+    repo: string;
+    dead: string;
+    quarantine: string;
+    db: string;
+    managerFile: string;
+  } | null;
   snapshot(): Map<string, Entry>;
   key(p: string): string;
   config: Record<string, unknown>;
@@ -78,12 +93,30 @@ function buildKilo(home: string): MixedHome['kilo'] {
   const dead = makeSnapshot(data, projectId, gone);
   removeKiloWorktree(repo, gone);
   const managerFile = path.join(repo, '.kilo', 'agent-manager.json');
-  put(managerFile, JSON.stringify({ worktrees: { 'wt-1': { branch: 'live', path: live, parentBranch: 'main', createdAt: '2026-11-01T00:00:00.000Z' } }, sessions: {} }));
+  put(
+    managerFile,
+    JSON.stringify({
+      worktrees: {
+        'wt-1': { branch: 'live', path: live, parentBranch: 'main', createdAt: '2026-11-01T00:00:00.000Z' },
+      },
+      sessions: {},
+    }),
+  );
   const kiloQuarantine = path.join(data, 'snapshot', projectId, quarantineName('f'.repeat(40)));
   put(path.join(kiloQuarantine, 'objects', 'left.pack'), Buffer.alloc(512, 3));
-  const db = makeKiloDb(path.join(data, 'kilo.db'), { projects: [{ id: projectId, worktree: repo, sandboxes: [live] }] });
+  const db = makeKiloDb(path.join(data, 'kilo.db'), {
+    projects: [{ id: projectId, worktree: repo, sandboxes: [live] }],
+  });
   return { data, state, repo, dead, quarantine: kiloQuarantine, db, managerFile };
 }
 
 /** The environment of a pass over the home as its own user, none of the caller's XDG folders. */
-export const ownEnv = (h: MixedHome): NodeJS.ProcessEnv => ({ HOME: h.home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', XDG_CONFIG_HOME: '', XDG_RUNTIME_DIR: '', KILO_DB: '', OPENCODE_DB: '' });
+export const ownEnv = (h: MixedHome): NodeJS.ProcessEnv => ({
+  HOME: h.home,
+  XDG_DATA_HOME: '',
+  XDG_STATE_HOME: '',
+  XDG_CONFIG_HOME: '',
+  XDG_RUNTIME_DIR: '',
+  KILO_DB: '',
+  OPENCODE_DB: '',
+});

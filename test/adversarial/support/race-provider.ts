@@ -20,7 +20,11 @@ export function raceProvider(root: string, targets: RaceTarget[]): Provider {
         kind: 'session-home',
         path: target.path,
         root,
-        judgement: { decision: 'delete', reason: 'test-dead', detail: `${path.basename(target.path)} is dead by the test's record` },
+        judgement: {
+          decision: 'delete',
+          reason: 'test-dead',
+          detail: `${path.basename(target.path)} is dead by the test's record`,
+        },
       }));
       return { roots: [{ provider: 'watchfire', root, ok: true }], candidates };
     },

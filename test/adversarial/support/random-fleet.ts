@@ -4,7 +4,15 @@ import { sessionName } from '../../../src/providers/watchfire/slug.js';
 import { quarantineName } from '../../../src/safety/quarantine.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { spawnLiving } from '../../helpers/processes.js';
-import { addKiloWorktree, makeKiloDb, makeRepo as makeKiloRepo, makeSnapshot, pinOf, projectIdOf, removeKiloWorktree } from '../../kilo/fixtures.js';
+import {
+  addKiloWorktree,
+  makeKiloDb,
+  makeRepo as makeKiloRepo,
+  makeSnapshot,
+  pinOf,
+  projectIdOf,
+  removeKiloWorktree,
+} from '../../kilo/fixtures.js';
 import { addJob, addProject, createOwlDb } from '../../owl/owl-db.js';
 import { jobWorktree, owlHome } from '../../owl/scenario.js';
 import { deadPid, writeSessionLog, type Machine, type Project } from '../../watchfire/fixture.js';
@@ -68,7 +76,17 @@ export async function randomFleet(dir: string, seed: number): Promise<RandomFlee
   const d = dice(seed);
   const runDir = path.join(dir, 'run');
   mkdirSync(runDir, { recursive: true });
-  const fleet: RandomFleet = { dir, runDir, homes: [], config: {}, doomed: new Map(), spared: new Map(), alongside: [], lockRoots: [], summary: [] };
+  const fleet: RandomFleet = {
+    dir,
+    runDir,
+    homes: [],
+    config: {},
+    doomed: new Map(),
+    spared: new Map(),
+    alongside: [],
+    lockRoots: [],
+    summary: [],
+  };
   const homeCount = d.int(1, 2);
   let serial = 0;
   const sets: Array<{ name: string; roots: string[]; idleAfter: string }> = [];
@@ -81,7 +99,12 @@ export async function randomFleet(dir: string, seed: number): Promise<RandomFlee
     if (d.chance(0.4)) owl(d, home, fleet);
     if (d.chance(0.4)) kilo(d, home, fleet);
   }
-  fleet.config = { homes: fleet.homes, minAge: '1h', reportDir: path.join(runDir, 'report'), providers: { worktrees: { sets } } };
+  fleet.config = {
+    homes: fleet.homes,
+    minAge: '1h',
+    reportDir: path.join(runDir, 'report'),
+    providers: { worktrees: { sets } },
+  };
   return fleet;
 }
 
@@ -100,12 +123,29 @@ async function watchfire(d: Dice, home: string, fleet: RandomFleet, next: () => 
     const n = next();
     const name = `P${String(n).padStart(4, '0')} ${d.pick(WORDS)}`;
     const project: Project = { id: `0b7e5d1c-94a2-4f1e-9a57-${String(n).padStart(12, '0')}`, name };
-    const kinds = ['deleted-project', 'deleted-project-young', 'unexported', 'failed-start', 'exported', 'quarantine', 'foreign-name', live ? 'running' : 'interrupted'];
+    const kinds = [
+      'deleted-project',
+      'deleted-project-young',
+      'unexported',
+      'failed-start',
+      'exported',
+      'quarantine',
+      'foreign-name',
+      live ? 'running' : 'interrupted',
+    ];
     const kind = d.pick(kinds);
     const backend = d.pick(BACKENDS);
     const mode = d.pick(MODES);
-    const folder = sessionName(mode === 'task' ? { projectName: name, mode, task: { number: n, title: d.pick(WORDS) } } : { projectName: name, mode });
-    const at = path.join(root, `${backend}-home`, kind === 'foreign-name' ? `${d.pick(WORDS)} no session` : kind === 'quarantine' ? quarantineName(folder) : folder);
+    const folder = sessionName(
+      mode === 'task'
+        ? { projectName: name, mode, task: { number: n, title: d.pick(WORDS) } }
+        : { projectName: name, mode },
+    );
+    const at = path.join(
+      root,
+      `${backend}-home`,
+      kind === 'foreign-name' ? `${d.pick(WORDS)} no session` : kind === 'quarantine' ? quarantineName(folder) : folder,
+    );
     if (kind === 'failed-start') {
       put(path.join(at, 'AGENTS.md'), '# Watchfire system prompt\n');
       mkdirSync(path.join(at, 'sessions'), { recursive: true });
@@ -114,7 +154,8 @@ async function watchfire(d: Dice, home: string, fleet: RandomFleet, next: () => 
       put(path.join(at, 'AGENTS.md'), '# Watchfire system prompt\n');
       put(path.join(at, 'sessions', `rollout-${n}.jsonl`), `{"turn":${n}}\n`);
     }
-    if (!['deleted-project', 'deleted-project-young', 'quarantine'].includes(kind)) projects.push({ ...project, index: i });
+    if (!['deleted-project', 'deleted-project-young', 'quarantine'].includes(kind))
+      projects.push({ ...project, index: i });
     if (kind === 'running' || kind === 'interrupted') agents.push(project);
     if (kind === 'exported') logs.push({ project });
     if (kind === 'deleted-project-young') fresh.push(at);
@@ -123,16 +164,32 @@ async function watchfire(d: Dice, home: string, fleet: RandomFleet, next: () => 
   }
   put(path.join(home, '.codex', 'auth.json'), '{"token":"user secret"}\n');
   const lines = ['version: 1', projects.length === 0 ? 'projects: []' : 'projects:'];
-  projects.forEach((p, index) => lines.push(`    - project_id: ${p.id}`, `      name: ${JSON.stringify(p.name)}`, `      path: /src/${index}`, `      position: ${index}`));
+  projects.forEach((p, index) =>
+    lines.push(
+      `    - project_id: ${p.id}`,
+      `      name: ${JSON.stringify(p.name)}`,
+      `      path: /src/${index}`,
+      `      position: ${index}`,
+    ),
+  );
   writeFileSync(path.join(root, 'projects.yaml'), `${lines.join('\n')}\n`);
   if (agents.length > 0) {
     const agentLines = ['version: 1', 'agents:'];
-    for (const agent of agents) agentLines.push(`    - project_id: ${agent.id}`, `      project_name: ${JSON.stringify(agent.name)}`, '      project_path: /src/x', '      mode: chat');
+    for (const agent of agents)
+      agentLines.push(
+        `    - project_id: ${agent.id}`,
+        `      project_name: ${JSON.stringify(agent.name)}`,
+        '      project_path: /src/x',
+        '      mode: chat',
+      );
     writeFileSync(path.join(root, 'agents.yaml'), `${agentLines.join('\n')}\n`);
   }
   put(path.join(root, 'daemon.lock'), '');
   const pid = live ? (spawnLiving('sleep', ['600']).pid as number) : await deadPid();
-  writeFileSync(path.join(root, 'daemon.yaml'), `version: 1\nhost: localhost\nport: 50051\npid: ${pid}\nstarted_at: 2026-11-27T08:00:00Z\n`);
+  writeFileSync(
+    path.join(root, 'daemon.yaml'),
+    `version: 1\nhost: localhost\nport: 50051\npid: ${pid}\nstarted_at: 2026-11-27T08:00:00Z\n`,
+  );
   backdate(home, daysAgo(4));
   // Each exported home's project has a log that ended after the home's last write.
   for (const { project } of logs) writeSessionLog(m, project, daysAgo(3));
@@ -142,18 +199,33 @@ async function watchfire(d: Dice, home: string, fleet: RandomFleet, next: () => 
 }
 
 /** One repository whose worktrees sit in a set's root, each in a state the set rule decides. */
-function worktrees(d: Dice, home: string, fleet: RandomFleet, sets: Array<{ name: string; roots: string[]; idleAfter: string }>): void {
+function worktrees(
+  d: Dice,
+  home: string,
+  fleet: RandomFleet,
+  sets: Array<{ name: string; roots: string[]; idleAfter: string }>,
+): void {
   const repo = makeRepo(path.join(home, 'code', 'api'));
   const root = path.join(home, 'agent-worktrees');
   const count = d.int(1, 4);
   const young: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const kind = d.pick(['merged', 'pushed', 'merged-with-ignored', 'dirty', 'untracked', 'detached-unique', 'locked', 'young']);
+    const kind = d.pick([
+      'merged',
+      'pushed',
+      'merged-with-ignored',
+      'dirty',
+      'untracked',
+      'detached-unique',
+      'locked',
+      'young',
+    ]);
     const folder = path.join(root, `${kind}-${i} ${d.pick(WORDS)}`);
     const branch = `agent/${i}`;
     addWorktree(repo, folder, branch);
     const head = commitFile(folder, `work-${i}.txt`, `work ${i}\n`);
-    if (kind === 'merged' || kind === 'merged-with-ignored' || kind === 'young') sh(repo, 'branch', '-f', `merged/${i}`, head);
+    if (kind === 'merged' || kind === 'merged-with-ignored' || kind === 'young')
+      sh(repo, 'branch', '-f', `merged/${i}`, head);
     if (kind === 'merged-with-ignored') put(path.join(folder, 'build.log'), 'ignored output\n');
     if (kind === 'pushed') sh(repo, 'update-ref', `refs/remotes/origin/agent/${i}`, head);
     if (kind === 'dirty') put(path.join(folder, `work-${i}.txt`), 'changed, not committed\n');

@@ -1,5 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, lstatSync, lutimesSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '../../helpers/processes.js';
 
@@ -13,7 +22,8 @@ export function ageExcept(root: string, when: Date, skip: readonly string[]): vo
     const current = pending.pop() as string;
     all.push(current);
     if (skip.includes(current)) continue;
-    if (lstatSync(current).isDirectory()) for (const name of readdirSync(current)) pending.push(path.join(current, name));
+    if (lstatSync(current).isDirectory())
+      for (const name of readdirSync(current)) pending.push(path.join(current, name));
   }
   for (const entry of all.reverse()) lutimesSync(entry, when, when);
 }
@@ -57,7 +67,11 @@ export function mknod(p: string, type: 'c' | 'b', major: number, minor: number):
 
 /** A unix socket file left by a listener that died without cleaning up (as a crashed agent leaves one). */
 export async function deadSocket(p: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(p)}); setInterval(() => {}, 1000)`], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    ['-e', `require('net').createServer().listen(${JSON.stringify(p)}); setInterval(() => {}, 1000)`],
+    { stdio: 'ignore' },
+  );
   try {
     await waitFor(() => {
       try {

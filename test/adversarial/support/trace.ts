@@ -38,12 +38,36 @@ export function straceAvailable(): boolean {
   return spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function runKilledAt(point: KillPoint, args: string[], env: NodeJS.ProcessEnv, log: string): Promise<KilledRun> {
+export async function runKilledAt(
+  point: KillPoint,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  log: string,
+): Promise<KilledRun> {
   const filters = point.paths.flatMap((p) => ['-P', p]);
   const set = point.syscalls.join(',');
   const child = spawn(
     'strace',
-    ['-f', '--seccomp-bpf', '-qq', '-e', 'signal=none', '-s', '4096', '-y', '-o', log, '-e', `trace=${set}`, ...filters, '-e', `inject=${set}:delay_${point.at}=120000000`, process.execPath, CLI, ...args],
+    [
+      '-f',
+      '--seccomp-bpf',
+      '-qq',
+      '-e',
+      'signal=none',
+      '-s',
+      '4096',
+      '-y',
+      '-o',
+      log,
+      '-e',
+      `trace=${set}`,
+      ...filters,
+      '-e',
+      `inject=${set}:delay_${point.at}=120000000`,
+      process.execPath,
+      CLI,
+      ...args,
+    ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   const finished = collect(child, 120_000);
@@ -51,7 +75,8 @@ export async function runKilledAt(point: KillPoint, args: string[], env: NodeJS.
   void finished.then(() => (exited = true));
   const stoppedAt = await waitForStop(log, () => exited);
   if (stoppedAt !== null) {
-    if (point.at === 'exit' && point.done) await until(() => (point.done as (held: string) => boolean)(stoppedAt), 10_000);
+    if (point.at === 'exit' && point.done)
+      await until(() => (point.done as (held: string) => boolean)(stoppedAt), 10_000);
     killGroup(child);
   }
   return { stoppedAt, result: await finished };
@@ -62,12 +87,38 @@ export async function runKilledAt(point: KillPoint, args: string[], env: NodeJS.
  * it is held (the call not yet made, for `enter`); the pass then goes on to its end. Fails when
  * `meddle` outlasts the hold, since the race would then not be the one meant.
  */
-export async function runHeldAt(point: KillPoint, holdMs: number, meddle: (held: string) => Promise<void> | void, args: string[], env: NodeJS.ProcessEnv, log: string): Promise<KilledRun> {
+export async function runHeldAt(
+  point: KillPoint,
+  holdMs: number,
+  meddle: (held: string) => Promise<void> | void,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  log: string,
+): Promise<KilledRun> {
   const filters = point.paths.flatMap((p) => ['-P', p]);
   const set = point.syscalls.join(',');
   const child = spawn(
     'strace',
-    ['-f', '--seccomp-bpf', '-qq', '-e', 'signal=none', '-s', '4096', '-y', '-o', log, '-e', `trace=${set}`, ...filters, '-e', `inject=${set}:delay_${point.at}=${holdMs * 1000}`, process.execPath, CLI, ...args],
+    [
+      '-f',
+      '--seccomp-bpf',
+      '-qq',
+      '-e',
+      'signal=none',
+      '-s',
+      '4096',
+      '-y',
+      '-o',
+      log,
+      '-e',
+      `trace=${set}`,
+      ...filters,
+      '-e',
+      `inject=${set}:delay_${point.at}=${holdMs * 1000}`,
+      process.execPath,
+      CLI,
+      ...args,
+    ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   const finished = collect(child, 120_000);
@@ -75,10 +126,12 @@ export async function runHeldAt(point: KillPoint, holdMs: number, meddle: (held:
   void finished.then(() => (exited = true));
   const stoppedAt = await waitForStop(log, () => exited);
   if (stoppedAt !== null) {
-    if (point.at === 'exit' && point.done) await until(() => (point.done as (held: string) => boolean)(stoppedAt), 10_000);
+    if (point.at === 'exit' && point.done)
+      await until(() => (point.done as (held: string) => boolean)(stoppedAt), 10_000);
     const started = Date.now();
     await meddle(stoppedAt);
-    if (Date.now() - started > holdMs * 0.8) throw new Error(`meddling took ${Date.now() - started} ms, too close to the ${holdMs} ms hold`);
+    if (Date.now() - started > holdMs * 0.8)
+      throw new Error(`meddling took ${Date.now() - started} ms, too close to the ${holdMs} ms hold`);
   }
   return { stoppedAt, result: await finished };
 }
@@ -119,11 +172,33 @@ export interface TracedRename {
 }
 
 /** Runs a whole pass under strace and answers every rename it made, in order, as written. */
-export async function traceRenames(args: string[], env: NodeJS.ProcessEnv, log: string): Promise<{ renames: TracedRename[]; result: CliResult }> {
-  const child = spawn('strace', ['-f', '--seccomp-bpf', '-qq', '-s', '4096', '-y', '-o', log, '-e', `trace=${RENAMES.join(',')}`, process.execPath, CLI, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function traceRenames(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  log: string,
+): Promise<{ renames: TracedRename[]; result: CliResult }> {
+  const child = spawn(
+    'strace',
+    [
+      '-f',
+      '--seccomp-bpf',
+      '-qq',
+      '-s',
+      '4096',
+      '-y',
+      '-o',
+      log,
+      '-e',
+      `trace=${RENAMES.join(',')}`,
+      process.execPath,
+      CLI,
+      ...args,
+    ],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const result = await collect(child, 120_000);
   const renames: TracedRename[] = [];
   for (const line of readFileSync(log, 'utf8').split('\n')) {
@@ -149,7 +224,11 @@ export function parseRename(line: string): TracedRename | null {
     const dir = /^\d+<(.*)>$/.exec(dirfd)?.[1];
     return dir && !path.isAbsolute(name) ? path.join(dir, name) : name;
   };
-  return { pid: Number(at[1]), from: join(at[2] as string, unescapeC(at[3] as string)), to: join(at[4] as string, unescapeC(at[5] as string)) };
+  return {
+    pid: Number(at[1]),
+    from: join(at[2] as string, unescapeC(at[3] as string)),
+    to: join(at[4] as string, unescapeC(at[5] as string)),
+  };
 }
 
 /** For a held rename: true once it has run (`from` gone, `to` there), relative paths read from the process's cwd. */
