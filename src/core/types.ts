@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
 import type { TreeFacts } from '../safety/walk.js';
+import type { Reason } from './reasons.js';
 
 export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees';
 export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees'];
@@ -15,8 +16,8 @@ export const VERDICTS: readonly Verdict[] = ['deleted', 'would-delete', 'kept', 
  * `delete` means "proven dead by the owner's record"; the safety engine may still refuse it.
  */
 export type OwnerJudgement =
-  | { decision: 'delete'; reason: string; detail: string }
-  | { decision: 'kept' | 'unfinished' | 'refused'; reason: string; detail: string };
+  | { decision: 'delete'; reason: Reason; detail: string }
+  | { decision: 'kept' | 'unfinished' | 'refused'; reason: Reason; detail: string };
 
 /**
  * How an item proven dead is removed. The executor knows each kind; providers only describe.
@@ -108,7 +109,7 @@ export interface Liveness {
 export interface PlannedItem {
   candidate: Candidate;
   verdict: Verdict;
-  reason: string;
+  reason: Reason;
   detail: string;
   bytes: number;
 }
@@ -119,7 +120,7 @@ export interface ReportItem {
   path: string | null;
   bytes: number;
   verdict: Verdict;
-  reason: string;
+  reason: Reason;
   detail: string;
 }
 

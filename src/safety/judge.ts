@@ -1,4 +1,5 @@
 import { formatDuration } from '../config/duration.js';
+import type { Reason } from '../core/reasons.js';
 import type { Candidate, Liveness, SafetyFacts, Verdict } from '../core/types.js';
 
 export interface SafetyPolicy {
@@ -10,7 +11,7 @@ export interface SafetyPolicy {
 export interface Judgement {
   /** `delete` is a verdict the executor still has to carry out (it becomes deleted or failed). */
   verdict: Exclude<Verdict, 'deleted' | 'failed'> | 'delete';
-  reason: string;
+  reason: Reason;
   detail: string;
 }
 
@@ -73,9 +74,9 @@ function deleteBlocker(
   liveness: Liveness,
   policy: SafetyPolicy,
 ): Judgement | null {
-  const refuse = (reason: string, detail: string): Judgement => ({ verdict: 'refused', reason, detail });
+  const refuse = (reason: Reason, detail: string): Judgement => ({ verdict: 'refused', reason, detail });
   const where = candidate.path ?? '(no folder)';
-  if (!facts.exists) return refuse('vanished', `${where} disappeared while the pass looked at it`);
+  if (!facts.exists) return refuse('changed-during-inspection', `${where} disappeared while the pass looked at it`);
   if (!facts.isRealDirectory)
     return refuse(
       'symlink',

@@ -35,8 +35,8 @@ function world() {
   const provider = scratchProvider({
     root,
     judgements: {
-      alive: { decision: 'kept', reason: 'owner-running', detail: 'alive by the record' },
-      stuck: { decision: 'unfinished', reason: 'owner-unfinished', detail: 'a person must decide' },
+      alive: { decision: 'kept', reason: 'session-running', detail: 'alive by the record' },
+      stuck: { decision: 'unfinished', reason: 'transcript-not-exported', detail: 'a person must decide' },
     },
   });
   return { base, root, reportDir, outside, provider };
@@ -55,7 +55,7 @@ function oneDeadCandidate(root: string, target: string): Provider {
             kind: 'session-home',
             path: target,
             root,
-            judgement: { decision: 'delete', reason: 'test-dead', detail: 'dead' },
+            judgement: { decision: 'delete', reason: 'project-deleted', detail: 'dead' },
           },
         ],
       };
@@ -72,7 +72,7 @@ describe('a reconcile pass', () => {
     expect(report.mode).toBe('delete');
     expect(itemAt(report, path.join(w.root, 'dead-a'))).toMatchObject({
       verdict: 'deleted',
-      reason: 'test-dead',
+      reason: 'project-deleted',
       kind: 'session-home',
     });
     expect(itemAt(report, path.join(w.root, 'dead-b')).verdict).toBe('deleted');

@@ -38,11 +38,11 @@ export function scratchProvider(options: {
           });
           continue;
         }
-        const judgement = options.failWith
-          ? { decision: 'refused' as const, reason: 'source-unreadable', detail: options.failWith }
+        const judgement: OwnerJudgement = options.failWith
+          ? { decision: 'refused', reason: 'source-unreadable', detail: options.failWith }
           : (options.judgements?.[entry] ?? {
-              decision: 'delete' as const,
-              reason: 'test-dead',
+              decision: 'delete',
+              reason: 'project-deleted',
               detail: `${entry} is dead by the test's record`,
             });
         candidates.push({ provider: name, kind: 'session-home', path: full, root: options.root, judgement });

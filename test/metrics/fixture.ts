@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { EffectiveConfig } from '../../src/config/schema.js';
 import type { PassOptions } from '../../src/core/pass.js';
 import type { Candidate, ItemKind, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
+import type { Reason } from '../../src/core/reasons.js';
 import { meteredPass } from '../../src/outputs/metrics/metered-pass.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 
@@ -18,22 +19,22 @@ export interface FixtureItem {
   fresh?: boolean;
 }
 
-export const dead = (reason = 'owner-gone'): OwnerJudgement => ({
+export const dead = (reason: Reason = 'project-deleted'): OwnerJudgement => ({
   decision: 'delete',
   reason,
   detail: 'dead by the test record',
 });
-export const kept = (reason = 'session-running'): OwnerJudgement => ({
+export const kept = (reason: Reason = 'session-running'): OwnerJudgement => ({
   decision: 'kept',
   reason,
   detail: 'alive by the test record',
 });
-export const unfinished = (reason: string): OwnerJudgement => ({
+export const unfinished = (reason: Reason): OwnerJudgement => ({
   decision: 'unfinished',
   reason,
   detail: 'work left by the test record',
 });
-export const refused = (reason: string): OwnerJudgement => ({
+export const refused = (reason: Reason): OwnerJudgement => ({
   decision: 'refused',
   reason,
   detail: 'refused by the test record',
@@ -100,9 +101,9 @@ export const WATCHFIRE_ITEMS: FixtureItem[] = [
   { name: 'fresh', kind: 'session-home', judgement: dead('project-deleted'), files: { 'new.txt': 50 }, fresh: true },
 ];
 export const KILO_ITEMS: FixtureItem[] = [
-  { name: 'gone', kind: 'checkpoint-repo', judgement: dead('workspace-gone'), files: { 'objects/pack': 2048 } },
+  { name: 'gone', kind: 'checkpoint-repo', judgement: dead('worktree-removed'), files: { 'objects/pack': 2048 } },
   { name: 'dirty', kind: 'checkpoint-repo', judgement: unfinished('uncommitted-changes'), files: { index: 500 } },
-  { name: 'pinned', kind: 'checkpoint-repo', judgement: refused('pending-marker'), files: { HEAD: 700 } },
+  { name: 'pinned', kind: 'checkpoint-repo', judgement: refused('kilo-lock-held'), files: { HEAD: 700 } },
 ];
 
 export interface FixtureConfig {

@@ -100,7 +100,7 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     expect(series(samples, 'agent_janitor_refused_items', ['provider', 'kind', 'reason'])).toEqual(
       new Map([
         ['provider=watchfire,kind=session-home,reason=too-recent', 1],
-        ['provider=kilo,kind=checkpoint-repo,reason=pending-marker', 1],
+        ['provider=kilo,kind=checkpoint-repo,reason=kilo-lock-held', 1],
       ]),
     );
     expect(series(samples, 'agent_janitor_unfinished_items', ['provider', 'kind', 'reason'])).toEqual(

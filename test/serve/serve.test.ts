@@ -116,7 +116,7 @@ describe('serve: schedule', () => {
     const successes = valueOf(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
     // The dead items went in the first pass; later passes find nothing more to reclaim.
     expect(valueOf(samples, 'agent_janitor_reclaimed_bytes_total')).toBe(DEAD_BYTES);
-    // Both refusals (too-recent, pending-marker) are found again by every pass.
+    // Both refusals (too-recent, kilo-lock-held) are found again by every pass.
     expect(valueOf(samples, 'agent_janitor_refused_items_total')).toBe(2 * successes);
     expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
 

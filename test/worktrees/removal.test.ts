@@ -20,11 +20,12 @@ const ctx: ApplyContext = {
 
 /** Stands in for a provider's judge: delete only a clean, unlocked worktree. */
 const cleanAndUnlocked = (fresh: Awaited<ReturnType<typeof examineWorktree>>): OwnerJudgement => {
-  if (fresh.state !== 'linked' || !fresh.git) return { decision: 'refused', reason: 'x', detail: 'not linked' };
+  if (fresh.state !== 'linked' || !fresh.git)
+    return { decision: 'refused', reason: 'not-a-worktree', detail: 'not linked' };
   if (fresh.link.lockedReason !== null) return { decision: 'kept', reason: 'git-locked', detail: 'locked' };
   if (fresh.git.changes.changed + fresh.git.changes.untracked > 0)
     return { decision: 'unfinished', reason: 'uncommitted-changes', detail: 'dirty now' };
-  return { decision: 'delete', reason: 'test', detail: 'clean' };
+  return { decision: 'delete', reason: 'idle-clean', detail: 'clean' };
 };
 
 async function planFor(worktree: string) {

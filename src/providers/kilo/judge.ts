@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Reason } from '../../core/reasons.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import type { RepoEvidence } from './evidence.js';
 import { sha1hex } from './layout.js';
@@ -7,7 +8,7 @@ import { spellingsOf } from './owner-repo.js';
 /** A `seed.index` younger than this is a seeding in progress (Kilo's own lock waits this long). */
 export const SEEDING_FRESH_MS = 5 * 60_000;
 
-const refused = (reason: string, detail: string): OwnerJudgement => ({ decision: 'refused', reason, detail });
+const refused = (reason: Reason, detail: string): OwnerJudgement => ({ decision: 'refused', reason, detail });
 
 /**
  * The rule for one checkpoint repository, from its evidence alone (no I/O). A repository is

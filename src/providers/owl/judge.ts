@@ -135,7 +135,7 @@ export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvi
       reason: 'has-submodule',
       detail: `${owner}, but ${git.submodule}; git worktree remove refuses such a tree`,
     };
-  const reason = job === null ? 'job-vanished' : `job-${job.state}`;
+  const reason = job === null ? 'job-vanished' : job.state === 'done' ? 'job-done' : 'job-cancelled';
   const kept = git.head.branch ? `; branch ${branchName(git.head.branch)} stays` : '';
   return {
     decision: 'delete',

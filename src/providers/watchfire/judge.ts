@@ -1,3 +1,4 @@
+import type { Reason } from '../../core/reasons.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { HomeEvidence } from './homes.js';
@@ -121,7 +122,7 @@ function exportProof(
   return best;
 }
 
-function refused(reason: string, detail: string): OwnerJudgement {
+function refused(reason: Reason, detail: string): OwnerJudgement {
   return { decision: 'refused', reason, detail };
 }
 

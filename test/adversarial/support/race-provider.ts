@@ -22,7 +22,7 @@ export function raceProvider(root: string, targets: RaceTarget[]): Provider {
         root,
         judgement: {
           decision: 'delete',
-          reason: 'test-dead',
+          reason: 'project-deleted',
           detail: `${path.basename(target.path)} is dead by the test's record`,
         },
       }));

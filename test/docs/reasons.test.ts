@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { REASON_CODES, REASONS } from '../../src/core/reasons.js';
+
+/** The rows of the README's reason table: code and the verdicts its second column names. */
+function documentedReasons(): Map<string, string[]> {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('\n## Reason codes\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  expect(start).toBeGreaterThan(0);
+  const rows = new Map<string, string[]>();
+  for (const line of readme.slice(start, end).split('\n')) {
+    const match = /^\| `([a-z-]+)` \| ([^|]+) \|/.exec(line);
+    if (!match) continue;
+    expect(rows.has(match[1] as string), `${match[1]} is in the table twice`).toBe(false);
+    rows.set(
+      match[1] as string,
+      (match[2] as string).split('/').map((verdict) => verdict.trim()),
+    );
+  }
+  return rows;
+}
+
+describe("the README's reason table", () => {
+  it('lists exactly the reason codes the code can give', () => {
+    expect([...documentedReasons().keys()].sort()).toEqual([...REASON_CODES].sort());
+  });
+
+  it('gives each code the verdicts it comes with', () => {
+    for (const [code, verdicts] of documentedReasons()) {
+      const allowed: readonly string[] = REASONS[code as keyof typeof REASONS];
+      // A code proven dead is documented as `deleted`; report-only passes give it as `would-delete`.
+      const expected = allowed.filter((verdict) => verdict !== 'would-delete');
+      expect(verdicts.sort(), code).toEqual([...expected].sort());
+    }
+  });
+});
