@@ -50,7 +50,8 @@ const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'safe.directory=*', '-c
 export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...SAFE_CONFIG, ...args], {
-      cwd: options.cwd,
+      // Never the folder the pass started in: git run as another user may not be able to enter it.
+      cwd: options.cwd ?? '/',
       env: gitEnvironment(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(options.owner ? { uid: options.owner.uid, gid: options.owner.gid } : {}),

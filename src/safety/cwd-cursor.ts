@@ -62,8 +62,17 @@ export class CwdCursor {
     return parts.join('/');
   }
 
+  /**
+   * Leaves the tree for the folder the cursor started in, or for `/` where that folder cannot be
+   * entered any more (a walk as another user that started in root's private home: asOwner walks
+   * back once it is root again).
+   */
   close(): void {
-    process.chdir(this.home);
+    try {
+      process.chdir(this.home);
+    } catch {
+      process.chdir('/');
+    }
   }
 
   private verifyHere(expected: FolderIdentity, name: string): void {

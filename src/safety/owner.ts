@@ -34,6 +34,9 @@ export function asOwner<T>(owner: Owner | null, work: () => T): T {
   if (!owner || !process.seteuid || !process.setegid || !process.setgroups || !process.getgroups) return work();
   const groups = process.getgroups();
   const gid = process.getegid?.() ?? 0;
+  // The folder the pass started in may be one the owner cannot enter (root's 0700 home): work
+  // that steps through folders as the owner ends wherever it can, and root walks back here.
+  const startedIn = process.cwd();
   process.setgroups([owner.gid]);
   process.setegid(owner.gid);
   process.seteuid(owner.uid);
@@ -43,5 +46,6 @@ export function asOwner<T>(owner: Owner | null, work: () => T): T {
     process.seteuid(0);
     process.setegid(gid);
     process.setgroups(groups);
+    if (process.cwd() !== startedIn) process.chdir(startedIn);
   }
 }

@@ -4,6 +4,7 @@ import {
   existsSync,
   lchownSync,
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -14,7 +15,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
 import { quarantinedName } from '../../src/safety/quarantine.js';
-import { CLI, collect, runCli, type CliResult } from '../helpers/cli.js';
+import { collect, runCli, type CliResult } from '../helpers/cli.js';
+import { cliReachableByAnyone } from '../helpers/reachable-cli.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { itemAt } from '../helpers/pass.js';
 import { expectOnlyTargetsTouched } from './support/compare.js';
@@ -57,7 +59,7 @@ function rootsOwn(w: World): { dir: string; file: string } {
 }
 
 function runCliAs(uid: number, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [cliReachableByAnyone(), ...args], {
     uid,
     gid: uid,
     env: { ...process.env, ...env },
@@ -88,6 +90,23 @@ describe.runIf(isRoot)('root over another user’s home', () => {
     expect(itemAt(JSON.parse(run.stdout) as Report, dead)).toMatchObject({ verdict: 'deleted' });
     expectOnlyTargetsTouched(before, w.snapshot(), { targets: [w.key(dead)] });
     expect(readFileSync(own.file, 'utf8')).toBe('root:secret\n');
+  });
+
+  it('deletes the user’s dead home whole when the pass starts in a folder only root may enter (sudo -i, then a pass in /root)', async () => {
+    const w = world();
+    const dead = w.session('gone:chat', { 'AGENTS.md': '# prompt\n', 'sessions/deep/r.jsonl': '{}\n' });
+    w.age();
+    giveHomeTo(w);
+    const privateFolder = path.join(w.dir, 'root-only');
+    mkdirSync(privateFolder, { mode: 0o700 });
+    const before = w.snapshot();
+
+    const run = await runCli(runArgs(w), { env: w.env, cwd: privateFolder });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(itemAt(JSON.parse(run.stdout) as Report, dead)).toMatchObject({ verdict: 'deleted' });
+    expect(quarantineOf(dead)).toBeNull();
+    expectOnlyTargetsTouched(before, w.snapshot(), { targets: [w.key(dead)] });
   });
 
   it('leaves a root-owned folder inside the user’s target, and its file: the item fails, the next pass fails the same way', async () => {

@@ -1,3 +1,4 @@
+import { fromRootOnlyFolder } from '../helpers/private-cwd.js';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,7 +37,8 @@ describe.runIf(process.getuid?.() === 0)("worktrees: run as root over another us
     );
     const savedPath = process.env.PATH;
     process.env.PATH = `${path.join(dir, 'bin')}:${savedPath}`;
-    const result = await pass({ dir, config: w.config, only: ['worktrees'] }).finally(() => {
+    // Started in a folder the user cannot enter, as a pass run from root's home would be.
+    const result = await fromRootOnlyFolder(() => pass({ dir, config: w.config, only: ['worktrees'] })).finally(() => {
       process.env.PATH = savedPath;
     });
     const { report } = result;
