@@ -124,6 +124,23 @@ export function readRegularFileSync(p: string, maxBytes: number): Buffer | null 
   }
 }
 
+/**
+ * Empties a regular file in place, without following a link, and only when it is still the file
+ * (`expected` device and inode) that was looked at.
+ */
+export function truncateRegularFileSync(p: string, expected: { dev: number; ino: number }): void {
+  const fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile() || stats.dev !== expected.dev || stats.ino !== expected.ino) {
+      throw new Error(`${p} changed while it was being repaired`);
+    }
+    fs.ftruncateSync(fd, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Reads a text file, or null where it does not exist. */
 export async function readFileOrNull(p: string): Promise<string | null> {
   try {
