@@ -37,7 +37,8 @@ export interface PassResult {
 /** One reconcile pass: lock, gather, inspect, judge, apply (unless report-only), report. */
 export async function runPass(options: PassOptions): Promise<PassResult> {
   const lock = await acquireRunLock(options.config.reportDir);
-  if (lock.repaired) options.log.warn({ lock: lock.path, was: lock.repaired }, 'the run lock file was unusable and has been replaced');
+  if (lock.repaired)
+    options.log.warn({ lock: lock.path, was: lock.repaired }, 'the run lock file was unusable and has been replaced');
   try {
     return await lockedPass(options);
   } finally {

@@ -37,6 +37,18 @@ describe('judge', () => {
     expect(judge(dead, healthy, seen, { ...deleting, mode: 'report-only' }, NOW).verdict).toBe('would-delete');
   });
 
+  it('calls a write from the future too-recent, whatever minAge (a wrong clock proves no age)', () => {
+    const future = { ...healthy, newestWriteMs: NOW + 400 * 24 * HOUR, newestFileWriteMs: NOW + 400 * 24 * HOUR };
+    expect(judge(dead, future, seen, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'too-recent' });
+    expect(judge(dead, future, seen, { ...deleting, minAgeMs: 0 }, NOW).reason).toBe('too-recent');
+    const quarantine: Candidate = {
+      ...dead,
+      kind: 'quarantine',
+      judgement: { ...dead.judgement, reason: 'quarantine-leftover' },
+    };
+    expect(judge(quarantine, future, seen, { ...deleting, minAgeMs: 0 }, NOW).reason).toBe('too-recent');
+  });
+
   it('puts signs of life before the owner: in-use, then too-recent, even for kept items', () => {
     const busy = { ...healthy, processesInside: [11, 12, 13, 14, 15, 16, 17] };
     const inUse = judge(dead, busy, seen, deleting, NOW);

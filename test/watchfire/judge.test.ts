@@ -28,7 +28,7 @@ function home(name: string, overrides: Partial<HomeEvidence> = {}): HomeEvidence
 }
 
 function world(overrides: Partial<WatchfireWorld> = {}): WatchfireWorld {
-  return { projects: [ALPHA, BETA], agents: null, daemon: DEAD, latestLogs: new Map(), ...overrides };
+  return { projects: [ALPHA, BETA], agents: null, daemon: DEAD, sessionLogs: new Map(), ...overrides };
 }
 
 function log(projectId: string, endedAtMs: number, status = 'completed'): SessionLog {
@@ -44,10 +44,10 @@ describe('judgeHome', () => {
 
   it('keeps a home of a project in agents.yaml while the daemon is live, whatever else holds', () => {
     const agents = [{ projectId: ALPHA.projectId, projectName: ALPHA.name, mode: 'chat' }];
-    const exported = new Map([[ALPHA.projectId, log(ALPHA.projectId, NOW)]]);
+    const exported = new Map([[ALPHA.projectId, [log(ALPHA.projectId, NOW)]]]);
     const verdict = judgeHome(
       home('alpha-app:wildfire-execute'),
-      world({ agents, daemon: LIVE, latestLogs: exported }),
+      world({ agents, daemon: LIVE, sessionLogs: exported }),
       NOW,
     );
     expect(verdict).toMatchObject({ decision: 'kept', reason: 'session-running' });
@@ -68,24 +68,52 @@ describe('judgeHome', () => {
 
   it('deletes a registered home when a session log of the project ended at or after its newest write', () => {
     const newest = NOW - 10 * HOUR;
-    const logs = new Map([[ALPHA.projectId, log(ALPHA.projectId, newest)]]);
-    const verdict = judgeHome(home('alpha-app:chat', { newestWriteMs: newest }), world({ latestLogs: logs }), NOW);
+    const logs = new Map([[ALPHA.projectId, [log(ALPHA.projectId, newest)]]]);
+    const verdict = judgeHome(home('alpha-app:chat', { newestWriteMs: newest }), world({ sessionLogs: logs }), NOW);
     expect(verdict).toMatchObject({ decision: 'delete', reason: 'transcript-exported' });
     expect(verdict.detail).toContain('chat-0-x.log');
   });
 
   it('keeps a registered home unfinished when the last log ended before its newest write', () => {
     const newest = NOW - 10 * HOUR;
-    const logs = new Map([[ALPHA.projectId, log(ALPHA.projectId, newest - 1)]]);
-    const verdict = judgeHome(home('alpha-app:chat', { newestWriteMs: newest }), world({ latestLogs: logs }), NOW);
+    const logs = new Map([[ALPHA.projectId, [log(ALPHA.projectId, newest - 1)]]]);
+    const verdict = judgeHome(home('alpha-app:chat', { newestWriteMs: newest }), world({ sessionLogs: logs }), NOW);
     expect(verdict).toMatchObject({ decision: 'unfinished', reason: 'transcript-not-exported' });
     expect(verdict.detail).toContain('rollout-1.jsonl');
     expect(verdict.detail).toContain('10 h ago');
   });
 
   it("does not take another slug's log as proof", () => {
-    const logs = new Map([[BETA.projectId, log(BETA.projectId, NOW)]]);
-    expect(judgeHome(home('alpha-app:chat'), world({ latestLogs: logs }), NOW).decision).toBe('unfinished');
+    const logs = new Map([[BETA.projectId, [log(BETA.projectId, NOW)]]]);
+    expect(judgeHome(home('alpha-app:chat'), world({ sessionLogs: logs }), NOW).decision).toBe('unfinished');
+  });
+
+  it('refuses with clock-skew when the only log that would prove the export ends beyond the clock', () => {
+    const newest = NOW - 2 * HOUR;
+    const logs = new Map([[ALPHA.projectId, [log(ALPHA.projectId, Date.parse('2099-01-01T00:00:00Z'))]]]);
+    const verdict = judgeHome(home('alpha-app:chat', { newestWriteMs: newest }), world({ sessionLogs: logs }), NOW);
+    expect(verdict).toMatchObject({ decision: 'refused', reason: 'clock-skew' });
+  });
+
+  it('believes a log up to five minutes ahead of the clock, and not one a millisecond more', () => {
+    const newest = NOW - 2 * HOUR;
+    const at = (endedAtMs: number) =>
+      judgeHome(
+        home('alpha-app:chat', { newestWriteMs: newest }),
+        world({ sessionLogs: new Map([[ALPHA.projectId, [log(ALPHA.projectId, endedAtMs)]]]) }),
+        NOW,
+      ).reason;
+    expect(at(NOW + 5 * 60_000)).toBe('transcript-exported');
+    expect(at(NOW + 5 * 60_000 + 1)).toBe('clock-skew');
+  });
+
+  it('takes a credible log as proof even beside one from the future', () => {
+    const newest = NOW - 2 * HOUR;
+    const logs = new Map([
+      [ALPHA.projectId, [log(ALPHA.projectId, NOW + 400 * 24 * HOUR), log(ALPHA.projectId, NOW - HOUR)]],
+    ]);
+    const verdict = judgeHome(home('alpha-app:chat', { newestWriteMs: newest }), world({ sessionLogs: logs }), NOW);
+    expect(verdict).toMatchObject({ decision: 'delete', reason: 'transcript-exported' });
   });
 
   it('deletes a home that holds only what a start installs', () => {
@@ -102,8 +130,8 @@ describe('judgeHome', () => {
 
   it('still deletes an interrupted home whose transcript was exported afterwards', () => {
     const agents = [{ projectId: ALPHA.projectId, projectName: ALPHA.name, mode: 'chat' }];
-    const logs = new Map([[ALPHA.projectId, log(ALPHA.projectId, NOW - HOUR)]]);
-    expect(judgeHome(home('alpha-app:chat'), world({ agents, latestLogs: logs }), NOW).reason).toBe(
+    const logs = new Map([[ALPHA.projectId, [log(ALPHA.projectId, NOW - HOUR)]]]);
+    expect(judgeHome(home('alpha-app:chat'), world({ agents, sessionLogs: logs }), NOW).reason).toBe(
       'transcript-exported',
     );
   });
@@ -129,8 +157,8 @@ describe('judgeHome', () => {
     });
 
     it('accepts a log of either registered project as proof', () => {
-      const logs = new Map([[team.projectId, log(team.projectId, NOW)]]);
-      expect(judgeHome(home(name), world({ projects: [team, tools], latestLogs: logs }), NOW).reason).toBe(
+      const logs = new Map([[team.projectId, [log(team.projectId, NOW)]]]);
+      expect(judgeHome(home(name), world({ projects: [team, tools], sessionLogs: logs }), NOW).reason).toBe(
         'transcript-exported',
       );
     });

@@ -222,6 +222,39 @@ describe('watchfire: registered projects that are not running', () => {
     });
   });
 
+  it('takes no session log dated in the future as proof: a home 2 hours old with a log ending in 2099 is refused', async () => {
+    const m = machine();
+    const app = project('Time Travel');
+    writeProjects(m, [app]);
+    const young = makeHome(m, 'codex', { projectName: 'Time Travel', mode: 'chat' });
+    writeSessionLog(m, app, new Date(Date.parse('2099-01-01T00:00:00Z')));
+    ageAll(m, new Date(Date.now() - 2 * 3_600_000));
+    const before = snapshot(m);
+
+    const { report, exitCode } = await passOver(m);
+
+    expect(exitCode).toBe(0);
+    expect(itemAt(report, young)).toMatchObject({ verdict: 'refused', reason: 'clock-skew' });
+    expect(itemAt(report, young).detail).toMatch(/2099-01-01T00:00:00\.000Z.*ahead of this pass's clock/);
+    expectUnchanged(before, snapshot(m));
+  });
+
+  it('believes a log a few seconds ahead (clocks drift), and a credible log beside a future one', async () => {
+    const m = machine();
+    const app = project('Drift');
+    writeProjects(m, [app]);
+    const drifted = makeHome(m, 'codex', { projectName: 'Drift', mode: 'chat' });
+    ageAll(m, new Date(Date.now() - 2 * 3_600_000));
+    writeSessionLog(m, app, new Date(Date.now() + 60_000));
+    writeSessionLog(m, app, new Date(Date.parse('2099-01-01T00:00:00Z')), { mode: 'agent' });
+    const before = snapshot(m);
+
+    const { report } = await passOver(m);
+
+    expect(itemAt(report, drifted)).toMatchObject({ verdict: 'deleted', reason: 'transcript-exported' });
+    expectOnlyRemoved(m, before, snapshot(m), [drifted]);
+  });
+
   it('keeps the homes of a running project that shares its 30-byte slug with a deleted one', async () => {
     const m = machine();
     const tools = project('Acme Platform Services Backend Tools');

@@ -1,4 +1,5 @@
 import type { OwnerJudgement } from '../../core/types.js';
+import { isBeyondClock } from '../../safety/clock.js';
 import { branchName, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { describeChanges, isClean } from '../../worktree/status.js';
 import type { DaemonLiveness } from './daemon.js';
@@ -46,6 +47,13 @@ function judgeReview(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
       decision: 'kept',
       reason: 'job-open',
       detail: `job ${job.id} is in review; no run end or creation time is recorded to age it by`,
+    };
+  }
+  if (isBeyondClock(since, ctx.nowMs)) {
+    return {
+      decision: 'refused',
+      reason: 'clock-skew',
+      detail: `job ${job.id} is in review, but ${what} at ${new Date(since).toISOString()} by owl.db, ahead of this pass's clock (${new Date(ctx.nowMs).toISOString()}): how long it has waited cannot be told`,
     };
   }
   const waited = ctx.nowMs - since;

@@ -1,4 +1,5 @@
 import type { Reason } from '../../core/reasons.js';
+import { CLOCK_SKEW_TOLERANCE_MS, isBeyondClock } from '../../safety/clock.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { HomeEvidence } from './homes.js';
@@ -12,8 +13,8 @@ export interface WatchfireWorld {
   /** The agents of `agents.yaml`, or null when there is no such file (a clean shutdown). */
   agents: readonly RunningAgent[] | null;
   daemon: DaemonLiveness;
-  /** The session log that ended last, per project id. */
-  latestLogs: ReadonlyMap<string, SessionLog>;
+  /** The session logs of each project, by project id. */
+  sessionLogs: ReadonlyMap<string, readonly SessionLog[]>;
 }
 
 /**
@@ -65,7 +66,13 @@ export function judgeHome(home: HomeEvidence, world: WatchfireWorld, nowMs: numb
     );
   }
   const newest = home.newestWriteMs;
-  const proof = exportProof(projects, world.latestLogs, newest);
+  const { proof, skewed } = exportProof(projects, world.sessionLogs, newest, nowMs);
+  if (!proof && skewed) {
+    return refused(
+      'clock-skew',
+      `session log ${skewed.file} says it ended ${iso(skewed.endedAtMs)}, more than ${CLOCK_SKEW_TOLERANCE_MS / 60_000} minutes ahead of this pass's clock (${iso(nowMs)}): a record from the future proves no export of ${home.path}`,
+    );
+  }
   if (proof) {
     return {
       decision: 'delete',
@@ -109,17 +116,28 @@ export function judgeQuarantine(quarantine: string): OwnerJudgement {
   };
 }
 
+/**
+ * The session log that proves the home's transcript was exported: one that ended at or after the
+ * home's newest write, and not beyond this pass's clock. A log that would prove it only from the
+ * future is answered apart, so the judge can say why it is not believed.
+ */
 function exportProof(
   projects: readonly RegisteredProject[],
-  logs: ReadonlyMap<string, SessionLog>,
+  logs: ReadonlyMap<string, readonly SessionLog[]>,
   newestWriteMs: number,
-): SessionLog | null {
-  let best: SessionLog | null = null;
+  nowMs: number,
+): { proof: SessionLog | null; skewed: SessionLog | null } {
+  let proof: SessionLog | null = null;
+  let skewed: SessionLog | null = null;
   for (const project of projects) {
-    const log = logs.get(project.projectId);
-    if (log && log.endedAtMs >= newestWriteMs && (!best || log.endedAtMs > best.endedAtMs)) best = log;
+    for (const log of logs.get(project.projectId) ?? []) {
+      if (log.endedAtMs < newestWriteMs) continue;
+      if (isBeyondClock(log.endedAtMs, nowMs)) {
+        if (!skewed || log.endedAtMs > skewed.endedAtMs) skewed = log;
+      } else if (!proof || log.endedAtMs > proof.endedAtMs) proof = log;
+    }
   }
-  return best;
+  return { proof, skewed };
 }
 
 function refused(reason: Reason, detail: string): OwnerJudgement {

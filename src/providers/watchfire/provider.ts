@@ -7,7 +7,7 @@ import { daemonLiveness } from './daemon.js';
 import { examineHome, homeEntries, homeFolders } from './homes.js';
 import { judgeHome, judgeQuarantine, judgeUnreadableSource, type WatchfireWorld } from './judge.js';
 import { AGENTS_FILE, DAEMON_FILE, DAEMON_LOCK, LOGS_DIR, PROJECTS_FILE, watchfireRoots } from './layout.js';
-import { latestSessionLogs } from './session-logs.js';
+import { sessionLogsByProject } from './session-logs.js';
 import { readAgents, readProjects } from './state.js';
 
 /** Watchfire's per-session agent homes under `<home>/.watchfire/*-home/`. */
@@ -68,7 +68,7 @@ async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering |
     projects: projects.projects,
     agents: agents.agents,
     daemon: await daemonLiveness(path.join(root, DAEMON_LOCK), path.join(root, DAEMON_FILE)),
-    latestLogs: await latestSessionLogs(
+    sessionLogs: await sessionLogsByProject(
       path.join(root, LOGS_DIR),
       projects.projects.map((project) => project.projectId),
     ),

@@ -48,14 +48,16 @@ function unquote(value: string): string {
 }
 
 /**
- * The session log of each project that ended last, from `logs/<project_id>/<logID>.log`. A log
- * whose header names another project is ignored; unreadable logs prove nothing and are skipped.
+ * The session logs of each project, from `logs/<project_id>/<logID>.log`. A log whose header
+ * names another project is ignored; unreadable logs prove nothing and are skipped. All of them are
+ * kept (only their headers), so a judge can tell the latest credible one from one dated ahead of
+ * the clock.
  */
-export async function latestSessionLogs(
+export async function sessionLogsByProject(
   logsDir: string,
   projectIds: readonly string[],
-): Promise<Map<string, SessionLog>> {
-  const latest = new Map<string, SessionLog>();
+): Promise<Map<string, SessionLog[]>> {
+  const byProject = new Map<string, SessionLog[]>();
   for (const projectId of new Set(projectIds)) {
     if (!SAFE_ID.test(projectId)) continue;
     const dir = path.join(logsDir, projectId);
@@ -69,13 +71,10 @@ export async function latestSessionLogs(
       .filter((entry) => entry.isFile() && entry.name.endsWith('.log') && entry.name !== 'daemon.log')
       .map((entry) => path.join(dir, entry.name));
     const logs = await mapLimit(files, 8, (file) => readLog(file));
-    for (const log of logs) {
-      if (!log || log.projectId !== projectId) continue;
-      const best = latest.get(projectId);
-      if (!best || log.endedAtMs > best.endedAtMs) latest.set(projectId, log);
-    }
+    const own = logs.filter((log): log is SessionLog => log !== null && log.projectId === projectId);
+    if (own.length > 0) byProject.set(projectId, own);
   }
-  return latest;
+  return byProject;
 }
 
 function readLog(file: string): Promise<SessionLog | null> {
