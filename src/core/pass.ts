@@ -8,8 +8,11 @@ import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
 import { acquireRunLock } from '../safety/run-lock.js';
+import { createPlaceFinder } from '../safety/place.js';
 import { appendAudit, writeReport } from '../outputs/report-files.js';
 import { computeTotals } from '../outputs/totals.js';
+import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
+import { rejectOverlappingRoots } from './overlaps.js';
 import { errorMessage } from './errors.js';
 import { executePlan, type PlannedDeletion } from './executor.js';
 import type { Candidate, Liveness, Provider, ProviderName, Report, ReportItem, RootStatus } from './types.js';
@@ -36,22 +39,30 @@ export interface PassResult {
 
 /** One reconcile pass: lock, gather, inspect, judge, apply (unless report-only), report. */
 export async function runPass(options: PassOptions): Promise<PassResult> {
+  const homes = await expandHomes(options.config.homes);
+  await rejectOverlappingRoots(options.providers, {
+    config: options.config,
+    homes,
+    now: new Date(),
+    log: options.log,
+    env: options.env,
+    measure: createTreeCache(),
+  });
   const lock = await acquireRunLock(options.config.reportDir);
   if (lock.repaired)
     options.log.warn({ lock: lock.path, was: lock.repaired }, 'the run lock file was unusable and has been replaced');
   try {
-    return await lockedPass(options);
+    return await lockedPass(options, homes);
   } finally {
     lock.release();
   }
 }
 
-async function lockedPass(options: PassOptions): Promise<PassResult> {
+async function lockedPass(options: PassOptions, homes: string[]): Promise<PassResult> {
   const { config, log } = options;
   const clock = options.clock ?? (() => new Date());
   const started = clock();
   const mode = options.reportOnly ? 'report-only' : 'delete';
-  const homes = await expandHomes(config.homes);
   log.debug({ homes }, 'homes');
 
   const roots: RootStatus[] = [];
@@ -80,12 +91,18 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
   const policy = { minAgeMs: durationMs(config.minAge), processCheck: config.processCheck, mode } as const;
   const judgedAt = clock().getTime();
 
-  const items: ReportItem[] = [];
-  const deletions: PlannedDeletion[] = [];
+  const judged: Array<JudgedClaim<InspectedFacts | null>> = [];
+  const placeOf = createPlaceFinder();
   for (const candidate of candidates) {
     const facts = inspectCandidate(candidate, processes, measure);
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
+    judged.push({ candidate, facts, verdict, place: candidate.path === null ? null : placeOf(candidate.path) });
+  }
+  const items: ReportItem[] = [];
+  const deletions: PlannedDeletion[] = [];
+  for (const { primary, verdict, claims } of oneVerdictPerPath(judged)) {
+    const { candidate, facts } = primary;
     const item: ReportItem = {
       provider: candidate.provider,
       kind: candidate.kind,
@@ -94,9 +111,10 @@ async function lockedPass(options: PassOptions): Promise<PassResult> {
       verdict: verdict.verdict === 'delete' ? 'would-delete' : verdict.verdict,
       reason: verdict.reason,
       detail: verdict.detail,
+      ...(claims.length > 0 ? { claimedBy: claims } : {}),
     };
     items.push(item);
-    if (verdict.verdict === 'delete') deletions.push({ candidate, facts: facts as InspectedFacts | null, item });
+    if (verdict.verdict === 'delete') deletions.push({ candidate, facts, item });
   }
 
   await options.onPlanned?.(items);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
 import type { TreeFacts } from '../safety/walk.js';
+import type { ClaimedArea } from './overlaps.js';
 import type { Reason } from './reasons.js';
 
 export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees';
@@ -69,6 +70,11 @@ export interface GatherContext {
 export interface Provider {
   name: ProviderName;
   gather(ctx: GatherContext): Promise<Gathering>;
+  /**
+   * The folders whose contents this provider judges, so a config in which two providers (or two
+   * worktree sets) would judge the same folders is refused before a pass starts.
+   */
+  claimedAreas?(ctx: GatherContext): Promise<ClaimedArea[]>;
 }
 
 export interface ApplyContext {
@@ -122,6 +128,17 @@ export interface ReportItem {
   verdict: Verdict;
   reason: Reason;
   detail: string;
+  /** Present when several providers (or sets) claimed this folder or folders inside it (rule 16). */
+  claimedBy?: Claim[];
+}
+
+/** One provider's claim on a folder, with the verdict it alone would have given (at plan time). */
+export interface Claim {
+  provider: ProviderName;
+  kind: ItemKind;
+  path: string | null;
+  verdict: Exclude<Verdict, 'deleted' | 'failed'>;
+  reason: Reason;
 }
 
 export interface Totals {

@@ -16,6 +16,9 @@ import { listSnapshots, type SnapshotListing } from './snapshots.js';
 /** Kilo Code and opencode: per-worktree checkpoint ("snapshot") repositories. */
 export const kiloProvider: Provider = {
   name: 'kilo',
+  async claimedAreas(ctx) {
+    return kiloLocations(ctx).map((location) => ({ owner: 'kilo', folder: snapshotRoot(location.dataDir) }));
+  },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const roots: RootStatus[] = [];
     const candidates: Candidate[] = [];

@@ -16,6 +16,12 @@ import { readOwlState, type OwlJob, type OwlState } from './state.js';
 /** Coding Owl's job worktrees, judged by ADR-0015 against owl.db and the daemon's socket. */
 export const owlProvider: Provider = {
   name: 'owl',
+  async claimedAreas(ctx) {
+    return (await owlLocations(ctx)).flatMap((location) => [
+      { owner: 'owl', folder: owlWorktrees(location) },
+      { owner: 'owl', folder: owlWorktreeConfigs(location) },
+    ]);
+  },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const out: Gathering = { roots: [], candidates: [] };
     for (const location of await owlLocations(ctx)) {

@@ -13,6 +13,9 @@ import { readAgents, readProjects } from './state.js';
 /** Watchfire's per-session agent homes under `<home>/.watchfire/*-home/`. */
 export const watchfireProvider: Provider = {
   name: 'watchfire',
+  async claimedAreas(ctx) {
+    return watchfireRoots(ctx).map((folder) => ({ owner: 'watchfire', folder }));
+  },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const gathering: Gathering = { roots: [], candidates: [] };
     for (const root of watchfireRoots(ctx)) {

@@ -11,6 +11,9 @@ import { setRoots, worktreesIn, type SetRoot } from './layout.js';
 /** Git worktrees that agent tools leave in the configured sets of roots. */
 export const worktreesProvider: Provider = {
   name: 'worktrees',
+  async claimedAreas(ctx) {
+    return (await setRoots(ctx)).map((root) => ({ owner: `worktrees set ${root.set}`, folder: root.root }));
+  },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const roots: RootStatus[] = [];
     const found: Array<{ root: SetRoot; worktree: string }> = [];

@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { ConfigError } from './errors.js';
+import type { GatherContext, Provider } from './types.js';
+import { isInside } from '../safety/containment.js';
+import { realpathSync } from '../safety/fs.js';
+import { createPlaceFinder } from '../safety/place.js';
+
+/** A folder whose contents one provider (or one worktree set) judges. */
+export interface ClaimedArea {
+  /** Who claims it, as the config names it: `owl`, `worktrees set vibe-kanban`... */
+  owner: string;
+  folder: string;
+}
+
+/**
+ * The first two areas of different owners that overlap: one is the other, or inside it, however
+ * each is reached (a link, `..`, a bind mount: folders that exist are compared by identity, the
+ * others by canonical path). Two owners judging the same folders would each give their own verdict
+ * (one may delete what the other calls unfinished), so such a config is refused.
+ */
+export function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea] | null {
+  const placeOf = createPlaceFinder();
+  const resolved = areas.map((area) => ({ area, place: placeOf(area.folder), at: canonicalFolder(area.folder) }));
+  for (let a = 0; a < resolved.length; a += 1) {
+    for (let b = a + 1; b < resolved.length; b += 1) {
+      const first = resolved[a] as (typeof resolved)[number];
+      const second = resolved[b] as (typeof resolved)[number];
+      if (first.area.owner === second.area.owner) continue;
+      const sameOrNested =
+        first.place.self === second.place.self ||
+        first.place.above.includes(second.place.self) ||
+        second.place.above.includes(first.place.self) ||
+        isInside(first.at, second.at) ||
+        isInside(second.at, first.at);
+      if (sameOrNested) return [first.area, second.area];
+    }
+  }
+  return null;
+}
+
+/** Every area the enabled providers claim; throws a ConfigError (exit 2) naming two that overlap. */
+export async function rejectOverlappingRoots(providers: readonly Provider[], ctx: GatherContext): Promise<void> {
+  const areas: ClaimedArea[] = [];
+  for (const provider of providers) {
+    if (!ctx.config.providers[provider.name].enabled || !provider.claimedAreas) continue;
+    areas.push(...(await provider.claimedAreas(ctx)));
+  }
+  const overlap = firstOverlap(areas);
+  if (!overlap) return;
+  const [a, b] = overlap;
+  throw new ConfigError(
+    `${a.owner} (${a.folder}) and ${b.owner} (${b.folder}) overlap: both would judge the same folders; ` +
+      'change the roots, or disable one of them',
+  );
+}
+
+function canonicalFolder(folder: string): string {
+  const absolute = path.resolve(folder);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    // Not there yet: its nearest existing ancestor carries the links.
+    const parent = path.dirname(absolute);
+    return parent === absolute ? absolute : path.join(canonicalFolder(parent), path.basename(absolute));
+  }
+}
