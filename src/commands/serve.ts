@@ -4,6 +4,7 @@ import { validateSchedule } from '../serve/schedule.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
 import { parseOnly, type PassArgs } from './options.js';
+import { rejectOverlaps } from './overlaps.js';
 import { configFromArgs } from './pass-config.js';
 
 export interface ServeArgs extends PassArgs {
@@ -24,6 +25,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       ? parseListen(args.listen, '--listen')
       : parseListen(config.serve.listen, `${where}: serve.listen`);
   validateSchedule(config.serve.schedule, `${where}: serve.schedule`);
+  await rejectOverlaps(config);
   const log = await createLogger(args['log-level']);
   await serveUntilSignal({
     pass: { config, providers: allProviders(), only, reportOnly: Boolean(args['report-only']), log, env: process.env },

@@ -97,10 +97,14 @@ describe('two providers, one folder (contract rule 16)', () => {
       expect(checked.stderr).toMatch(/worktrees set sweeper .* and owl .*|owl .* and worktrees set sweeper .*/);
       expect(checked.stderr.trim().split('\n')).toHaveLength(1);
 
-      const run = await runCli(['run', '--config', file], { env: ownHomeEnv(owl.home) });
+      const metrics = path.join(dir, 'metrics', 'agent_janitor.prom');
+      const run = await runCli(['run', '--config', file, '--metrics-file', metrics], { env: ownHomeEnv(owl.home) });
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       expect(existsSync(path.join(dir, 'report'))).toBe(false);
+      expect(existsSync(metrics)).toBe(false);
+      const serve = await runCli(['serve', '--config', file, '--listen', '127.0.0.1:0'], { env: ownHomeEnv(owl.home) });
+      expect(serve.code).toBe(2);
       expect(contents(path.join(dir, 'world'))).toEqual(before);
     });
   }

@@ -1,4 +1,4 @@
-import { LockHeldError } from '../../core/errors.js';
+import { LockHeldError, UsageError } from '../../core/errors.js';
 import { runPass, type PassOptions, type PassResult } from '../../core/pass.js';
 import { deliverMetrics, type Delivery } from './deliver.js';
 import { outcomeOfReport, outcomeOfThrow, selectedProviderNames, type PassOutcome } from './outcome.js';
@@ -21,7 +21,8 @@ export async function meteredPass(options: PassOptions): Promise<MeteredPass> {
   try {
     result = await runPass(options);
   } catch (error) {
-    if (error instanceof LockHeldError) throw error;
+    // Nothing was done: another pass holds the lock, or the config is refused before any read.
+    if (error instanceof LockHeldError || error instanceof UsageError) throw error;
     const outcome = outcomeOfThrow(error, providers, startedAt, clock());
     const delivery = await deliverMetrics(options.config, outcome, options.log);
     return { finished: false, error, outcome, delivery };
