@@ -1,8 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Pure modules only (judges, parsers, config, report rendering, docs): no child process, no git,
+ * no real tool. `npm run test:fast` runs these in seconds; keep them that way.
+ */
+const FAST = [
+  'test/docs/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/**/judge.test.ts',
+  'test/**/*.unit.test.ts',
+  'test/core/claims.test.ts',
+  'test/watchfire/slug.test.ts',
+  'test/watchfire/parse.test.ts',
+];
+
+/** Real tools, image build steps, crash tests under strace, walks of huge trees: minutes, not seconds. */
+const SLOW = [
+  'test/kilo/real-cli.test.ts',
+  'test/*/real-*.test.ts',
+  'test/deploy/**/*.test.ts',
+  'test/adversarial/crash-*.test.ts',
+  'test/adversarial/wide.test.ts',
+  'test/adversarial/random.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -14,5 +37,10 @@ export default defineConfig({
       GIT_COMMITTER_NAME: 'agent-janitor tests',
       GIT_COMMITTER_EMAIL: 'tests@agent-janitor.invalid',
     },
+    projects: [
+      { extends: true, test: { name: 'fast', include: FAST } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...FAST, ...SLOW] } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });
