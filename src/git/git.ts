@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Owner } from '../safety/owner.js';
+import { scrubGitEnvironment } from './environment.js';
 
 export interface GitResult {
   code: number;
@@ -28,12 +29,14 @@ export class GitError extends Error {
 }
 
 /**
- * The environment every git call runs with: no optional locks (a status never takes an agent's
- * index.lock), the C locale (messages we parse), no pager, no prompt.
+ * The environment every git call runs with: the pass's own, scrubbed of every variable that could
+ * point git at another repository or change its answer (see environment.ts), then no optional
+ * locks (a status never takes an agent's index.lock), the C locale (messages we parse), no pager,
+ * no prompt. `extra` is the caller's own and is kept as given.
  */
 export function gitEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
-    ...process.env,
+    ...scrubGitEnvironment(process.env),
     ...extra,
     GIT_OPTIONAL_LOCKS: '0',
     LC_ALL: 'C',
