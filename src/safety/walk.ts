@@ -18,7 +18,20 @@ export interface TreeFacts {
   mountInside: boolean;
   /** Where part of the tree could not be read; its age and size are then unknown. */
   error?: string;
+  /** Entries named `.git` below the top folder: git repositories nested in the tree. */
+  nestedGit: NestedGitEntries;
 }
+
+export interface NestedGitEntries {
+  /** How many there are. */
+  count: number;
+  /** The first of them (at most NESTED_GIT_PATHS), as absolute paths. */
+  paths: string[];
+}
+
+/** Enough to tell a worktree's registered submodules from the rest, and to name a few. */
+export const NESTED_GIT_PATHS = 256;
+const GIT_ENTRY = '.git';
 
 type Pending = Array<[name: string, identity: FolderIdentity]>;
 
@@ -35,6 +48,7 @@ export function measureTree(root: string): TreeFacts {
     newestFileWriteMs: top.isDirectory() ? null : top.mtimeMs,
     entries: 0,
     mountInside: false,
+    nestedGit: { count: 0, paths: [] },
   };
   if (!top.isDirectory()) return facts;
   const cursor = new CwdCursor(root);
@@ -85,6 +99,8 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending 
       continue;
     }
     facts.entries += 1;
+    // The top's own `.git` is the tree's repository; one further down is a repository of its own.
+    if (name === GIT_ENTRY && cursor.depth > 1) noteNestedGit(facts.nestedGit, cursor.describe(name));
     if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;
     if (!stats.isDirectory()) {
       facts.bytes += stats.size;
@@ -94,6 +110,11 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending 
     else folders.push([name, { dev: stats.dev, ino: stats.ino }]);
   }
   return folders;
+}
+
+function noteNestedGit(found: NestedGitEntries, entry: string): void {
+  found.count += 1;
+  if (found.paths.length < NESTED_GIT_PATHS) found.paths.push(entry);
 }
 
 /**
