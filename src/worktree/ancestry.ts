@@ -8,6 +8,15 @@ export interface Ancestry {
   containingRefs: string[];
   /** Commits reachable from HEAD that no other branch, remote-tracking branch or tag holds. */
   commitsOnlyHere: number | null;
+  /** The worktree's own refs (refs/worktree/*, refs/bisect/*, refs/rewritten/*) and what holds each one's commit. */
+  worktreeRefs: HeldRef[];
+}
+
+/** A per-worktree ref and the branches, remote-tracking branches and tags that contain its commit. */
+export interface HeldRef {
+  name: string;
+  commit: string;
+  containingRefs: string[];
 }
 
 export interface KeepingRef {
@@ -21,6 +30,8 @@ export interface KeepingRef {
 
 export interface WorktreeHead extends HeadState {
   path: string;
+  /** Its per-worktree refs, which go with it: each one's commit must be held elsewhere too. */
+  worktreeRefs?: readonly KeepingRef[];
 }
 
 /**
@@ -46,16 +57,24 @@ export async function readAncestry(
       .map((head) => head.branch as string),
   );
   const outside = refs.filter((ref) => ref.commit !== null && !ownBranches.has(ref.name));
+  const ownRefsOf = (head: WorktreeHead) =>
+    (head.worktreeRefs ?? []).filter((ref): ref is KeepingRef & { commit: string } => ref.commit !== null);
   const positives = heads
     .filter((head, k) => consistent[k] && head.commit !== null)
     .map((head) => head.commit as string);
+  for (const [k, head] of heads.entries())
+    if (consistent[k]) for (const ref of ownRefsOf(head)) positives.push(ref.commit);
   // A HEAD that is another ref's tip is held, and then what it alone holds is not asked: where every
   // HEAD is, the walk of the graph has nothing to answer (a fleet of fresh or pushed branches).
   const tips = new Map<string, string[]>();
   for (const [name, commit] of tipOf) if (commit !== null) tips.set(commit, (tips.get(commit) ?? []).concat(name));
   const heldByTip = (head: WorktreeHead) =>
     (tips.get(head.commit as string) ?? []).some((name) => name !== head.branch);
-  const needsGraph = heads.some((head, k) => consistent[k] && head.commit !== null && !heldByTip(head));
+  const needsGraph = heads.some(
+    (head, k) =>
+      consistent[k] &&
+      ((head.commit !== null && !heldByTip(head)) || ownRefsOf(head).some((ref) => !tips.has(ref.commit))),
+  );
   const graph = !needsGraph
     ? new Map<string, string[]>()
     : await commitsOnlyInBranches(
@@ -69,13 +88,38 @@ export async function readAncestry(
     for (const held of reach(tipOf.get(branch) as string))
       branchesHolding.set(held, (branchesHolding.get(held) ?? 0) + 1);
 
+  /**
+   * Every keeping ref that holds a commit a per-worktree ref names: the refs whose tip it is, the
+   * worktrees' branches that reach it in the graph, or, where it is outside the graph (reachable
+   * from some other ref, or no commit at all), git's own answer.
+   */
+  const holdersOf = async (commit: string): Promise<string[]> => {
+    const atTip = tips.get(commit) ?? [];
+    if (!graph.has(commit)) {
+      if (atTip.some((name) => !ownBranches.has(name))) return [...atTip];
+      return refsContaining(cwd, commit);
+    }
+    const holders = new Set<string>(atTip);
+    for (const branch of ownBranches) if (reach(tipOf.get(branch) as string).has(commit)) holders.add(branch);
+    return [...holders];
+  };
+
   return Promise.all(
     heads.map(async (head, k): Promise<Ancestry | Error> => {
       if (!consistent[k])
         return new Error(
           `HEAD of ${head.path} moved while it was read (${head.branch} is no longer at ${head.commit})`,
         );
-      if (head.commit === null) return { containingRefs: [], commitsOnlyHere: null };
+      const worktreeRefs = await Promise.all(
+        ownRefsOf(head).map(
+          async (ref): Promise<HeldRef> => ({
+            name: ref.name,
+            commit: ref.commit,
+            containingRefs: await holdersOf(ref.commit),
+          }),
+        ),
+      );
+      if (head.commit === null) return { containingRefs: [], commitsOnlyHere: null, worktreeRefs };
       const commit = head.commit;
       const holders = new Set<string>(head.branch ? [head.branch] : []);
       for (const ref of outside) if (ref.commit === commit) holders.add(ref.name);
@@ -85,14 +129,15 @@ export async function readAncestry(
         if (tip === commit || reach(tip).has(commit)) holders.add(branch);
       }
       const others = [...holders].filter((name) => name !== head.branch);
-      if (others.length > 0) return { containingRefs: [...holders], commitsOnlyHere: null };
+      if (others.length > 0) return { containingRefs: [...holders], commitsOnlyHere: null, worktreeRefs };
       // Held from outside the graph, by a ref whose tip is further on: ask git which.
-      if (!graph.has(commit)) return { containingRefs: await refsContaining(cwd, commit), commitsOnlyHere: null };
+      if (!graph.has(commit))
+        return { containingRefs: await refsContaining(cwd, commit), commitsOnlyHere: null, worktreeRefs };
       // Its own branch is one of the holders counted for every commit it reaches.
       const own = head.branch !== null && ownBranches.has(head.branch) ? 1 : 0;
       let onlyHere = 0;
       for (const held of reach(commit)) if ((branchesHolding.get(held) ?? 0) - own === 0) onlyHere += 1;
-      return { containingRefs: [...holders], commitsOnlyHere: onlyHere };
+      return { containingRefs: [...holders], commitsOnlyHere: onlyHere, worktreeRefs };
     }),
   );
 }

@@ -1,22 +1,41 @@
 import { asError } from '../core/errors.js';
 import { mapLimit } from '../util/limit.js';
-import { listKeepingRefs, readAncestry, type Ancestry, type KeepingRef } from './ancestry.js';
+import { listKeepingRefs, readAncestry, type Ancestry, type HeldRef, type KeepingRef } from './ancestry.js';
+import { compareFlagged } from './flagged.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
+import { operationInProgress } from './operations.js';
 import { readWorktreeStatuses, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
-import { findSubmodule } from './submodules.js';
+import { findSubmodule, readWorktreeIndex } from './submodules.js';
+import { listWorktreeRefs } from './worktree-refs.js';
 
 /** Git processes at once across worktrees: enough to overlap waiting on disk, few enough for a shared box. */
 export const GIT_CONCURRENCY = 4;
 
 /** What git says of one worktree, read without writing anything (no optional locks). */
 export interface GitFacts {
+  /** What `git status` shows, and the files flagged assume-unchanged or skip-worktree that it does not. */
   changes: WorktreeChanges;
   head: HeadState;
   /** Branches, remote-tracking branches and tags containing the HEAD commit (its own branch included). */
   containingRefs: string[];
   /** Commits reachable from HEAD that no other branch, remote-tracking branch or tag holds. */
   commitsOnlyHere: number | null;
+  /** Its per-worktree refs, which die with it, and what else holds each one's commit. */
+  worktreeRefs: HeldRef[];
   submodule: string | null;
+  /** The paths of the index's gitlinks: its registered submodules. */
+  gitlinks: string[];
+  /** A rebase, merge, cherry-pick, revert or bisect under way, or null. */
+  operation: string | null;
+}
+
+/** What the worktree's own files say, read beside git status (git only where the files cannot settle it). */
+interface LocalFacts {
+  submodule: string | null;
+  gitlinks: string[];
+  flagged: { count: number; sample: string[] };
+  operation: string | null;
+  worktreeRefs: KeepingRef[];
 }
 
 export type WorktreeEvidence =
@@ -76,25 +95,19 @@ export async function readGitFacts(
   const listings = mapLimit(groups, 1, (members) =>
     listKeepingRefs(cwdOf(members), commonDirOf(members)).catch(asError),
   );
-  const [statuses, submodules] = await Promise.all([
+  const [statuses, locals] = await Promise.all([
     readWorktreeStatuses(
       links.map((link) => link.path),
       concurrency,
     ),
-    mapLimit(links, concurrency, async (link) => {
-      try {
-        return await findSubmodule(link);
-      } catch (err) {
-        return asError(err);
-      }
-    }),
+    mapLimit(links, concurrency, (link) => readLocalFacts(link).catch(asError)),
   ]);
-  const local = links.map((_, k): { status: WorktreeStatus; submodule: string | null } | Error => {
+  const local = links.map((_, k): { status: WorktreeStatus; own: LocalFacts } | Error => {
     const status = statuses[k] as WorktreeStatus | Error;
-    const submodule = submodules[k] as string | null | Error;
+    const own = locals[k] as LocalFacts | Error;
     if (status instanceof Error) return status;
-    if (submodule instanceof Error) return submodule;
-    return { status, submodule };
+    if (own instanceof Error) return own;
+    return { status, own };
   });
   const refsOf = await listings;
   const ancestry = new Array<Ancestry | Error>(links.length);
@@ -103,10 +116,10 @@ export async function readGitFacts(
     concurrency,
     async ({ members, refs }) => {
       const asked = members.filter((k) => !(local[k] instanceof Error));
-      const heads = asked.map((k) => ({
-        path: (links[k] as WorktreeLink).path,
-        ...(local[k] as { status: WorktreeStatus }).status.head,
-      }));
+      const heads = asked.map((k) => {
+        const { status, own } = local[k] as { status: WorktreeStatus; own: LocalFacts };
+        return { path: (links[k] as WorktreeLink).path, ...status.head, worktreeRefs: own.worktreeRefs };
+      });
       try {
         if (refs instanceof Error) throw refs;
         const answers = asked.length === 0 ? [] : await readAncestry(cwdOf(members), heads, refs);
@@ -120,14 +133,39 @@ export async function readGitFacts(
     if (read instanceof Error) return read;
     const held = ancestry[k] as Ancestry | Error;
     if (held instanceof Error) return held;
+    const { changes } = read.status;
+    const { flagged } = read.own;
     return {
-      changes: read.status.changes,
+      changes: {
+        ...changes,
+        flagged: flagged.count,
+        sample: [...changes.sample, ...flagged.sample].slice(0, 3),
+      },
       head: read.status.head,
       containingRefs: held.containingRefs,
       commitsOnlyHere: held.commitsOnlyHere,
-      submodule: read.submodule,
+      worktreeRefs: held.worktreeRefs,
+      submodule: read.own.submodule,
+      gitlinks: read.own.gitlinks,
+      operation: read.own.operation,
     };
   });
+}
+
+/**
+ * The index (gitlinks and flagged entries, read from the file), the flagged files compared with
+ * the disk, the markers of an operation in progress, the per-worktree refs: file reads in the
+ * common case, where nothing is flagged and the worktree has no refs of its own.
+ */
+async function readLocalFacts(link: WorktreeLink): Promise<LocalFacts> {
+  const operation = operationInProgress(link.adminDir);
+  const worktreeRefs = await listWorktreeRefs(link);
+  const index = await readWorktreeIndex(link);
+  const [submodule, flagged] = await Promise.all([
+    findSubmodule(link, index),
+    compareFlagged(link.path, index.flagged),
+  ]);
+  return { submodule, gitlinks: index.gitlinks, flagged, operation, worktreeRefs };
 }
 
 export function shortCommit(commit: string | null): string {

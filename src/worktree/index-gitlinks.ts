@@ -3,34 +3,52 @@ import { errorMessage } from '../core/errors.js';
 import { readFileBuffer } from '../safety/fs.js';
 
 /**
- * What a worktree's index file says about gitlinks (submodule entries), read without running git:
- * the first gitlink's path, null when there is none, or `unknown` with the reason when the file is
- * anything this reader does not fully understand (then git is asked instead).
+ * What a worktree's index file says, read without running git: the paths of its gitlinks
+ * (submodule entries), and the entries flagged assume-unchanged or skip-worktree, which `git status`
+ * never compares with the files on disk. `unknown` with the reason when the file is anything this
+ * reader does not fully understand (then git is asked instead).
  */
-export type IndexGitlinks = { known: true; gitlink: string | null } | { known: false; reason: string };
+export type IndexFacts =
+  | { known: true; gitlinks: string[]; flagged: FlaggedEntry[] }
+  | { known: false; reason: string };
 
-const unknown = (reason: string): IndexGitlinks => ({ known: false, reason });
+/** An index entry that git takes on trust: its file may differ from the index without status saying so. */
+export interface FlaggedEntry {
+  /** Relative to the worktree, `/`-separated, as the index holds it. */
+  path: string;
+  /** The index mode: 0o100644, 0o100755, 0o120000 (a symlink) or 0o160000 (a gitlink). */
+  mode: number;
+  /** The object id staged for it, hex. */
+  oid: string;
+  assumeUnchanged: boolean;
+  skipWorktree: boolean;
+}
+
+const unknown = (reason: string): IndexFacts => ({ known: false, reason });
 
 const GITLINK_TYPE = 0o16; // mode >> 12 of 0160000
 const DIRECTORY_TYPE = 0o04; // a sparse index's folder entry hides what is inside it
 const FIXED_BEFORE_OID = 40;
+const ASSUME_VALID = 0x8000;
+const EXTENDED = 0x4000;
+const SKIP_WORKTREE = 0x4000; // in the extended flags
 
 /** Reads `<adminDir>/index`, the index of a linked worktree. */
-export async function readIndexGitlinks(indexFile: string): Promise<IndexGitlinks> {
+export async function readIndexFacts(indexFile: string): Promise<IndexFacts> {
   let data: Buffer;
   try {
     data = await readFileBuffer(indexFile);
   } catch (err) {
     return unknown(`cannot read ${indexFile}: ${errorMessage(err)}`);
   }
-  return parseIndexGitlinks(data);
+  return parseIndexFacts(data);
 }
 
 /**
  * The trailing checksum proves both that the file was read whole (not torn by a writer) and which
  * hash the repository uses, so the entries' object ids have a known width.
  */
-export function parseIndexGitlinks(data: Buffer): IndexGitlinks {
+export function parseIndexFacts(data: Buffer): IndexFacts {
   if (data.length < 12 + 20 || data.toString('latin1', 0, 4) !== 'DIRC') return unknown('no index signature');
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return unknown(`index version ${version}`);
@@ -40,12 +58,19 @@ export function parseIndexGitlinks(data: Buffer): IndexGitlinks {
   const count = data.readUInt32BE(8);
   let offset = 12;
   let previousName: Buffer = Buffer.alloc(0);
-  let gitlink: string | null = null;
+  const gitlinks: string[] = [];
+  const flagged: FlaggedEntry[] = [];
   for (let k = 0; k < count; k += 1) {
     const flagsAt = offset + FIXED_BEFORE_OID + oidLength;
     if (flagsAt + 2 > end) return unknown('an entry runs past the end of the index');
-    const type = data.readUInt32BE(offset + 24) >>> 12;
-    const extended = version >= 3 && (data.readUInt16BE(flagsAt) & 0x4000) !== 0;
+    const entryAt = offset;
+    const mode = data.readUInt32BE(offset + 24);
+    const type = mode >>> 12;
+    const flags = data.readUInt16BE(flagsAt);
+    const extended = version >= 3 && (flags & EXTENDED) !== 0;
+    if (extended && flagsAt + 4 > end) return unknown('an entry runs past the end of the index');
+    const skipWorktree = extended && (data.readUInt16BE(flagsAt + 2) & SKIP_WORKTREE) !== 0;
+    const assumeUnchanged = (flags & ASSUME_VALID) !== 0;
     let at = flagsAt + 2 + (extended ? 2 : 0);
     let name: Buffer;
     if (version === 4) {
@@ -67,9 +92,14 @@ export function parseIndexGitlinks(data: Buffer): IndexGitlinks {
     }
     previousName = name;
     if (type === DIRECTORY_TYPE) return unknown('a sparse index (folder entries)');
-    if (type === GITLINK_TYPE && gitlink === null) gitlink = name.toString('utf8');
+    if (type === GITLINK_TYPE) gitlinks.push(name.toString('utf8'));
+    if (assumeUnchanged || skipWorktree) {
+      const oidAt = entryAt + FIXED_BEFORE_OID;
+      const oid = data.toString('hex', oidAt, oidAt + oidLength);
+      flagged.push({ path: name.toString('utf8'), mode, oid, assumeUnchanged, skipWorktree });
+    }
   }
-  return checkExtensions(data, offset, end) ?? { known: true, gitlink };
+  return checkExtensions(data, offset, end) ?? { known: true, gitlinks, flagged };
 }
 
 function checksumLength(data: Buffer): number | null {
@@ -91,7 +121,7 @@ function checksumLength(data: Buffer): number | null {
 }
 
 /** Extensions that move entries out of this file (split index, sparse folders) make it incomplete. */
-function checkExtensions(data: Buffer, start: number, end: number): IndexGitlinks | null {
+function checkExtensions(data: Buffer, start: number, end: number): IndexFacts | null {
   let at = start;
   while (at < end) {
     if (at + 8 > end) return unknown('an index extension is cut short');

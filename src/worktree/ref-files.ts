@@ -39,7 +39,7 @@ export function readKeepingRefFiles(commonDir: string): KeepingRef[] | null {
   }
 }
 
-type LooseRef = { kind: 'object'; id: string } | { kind: 'symbolic'; target: string };
+export type LooseRef = { kind: 'object'; id: string } | { kind: 'symbolic'; target: string };
 
 /** The refs that keep a commit for a person: branches, remote-tracking branches and tags. */
 export const KEEPING_REFS = ['refs/heads', 'refs/remotes', 'refs/tags'];
@@ -48,8 +48,8 @@ const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const MAX_LOOSE_BYTES = 4096;
 const MAX_PACKED_BYTES = 256 * 1024 * 1024;
 
-/** False where something under `dir` is not a plain loose ref. */
-function readLooseRefs(commonDir: string, dir: string, into: Map<string, LooseRef>): boolean {
+/** False where something under `dir` is not a plain loose ref. `commonDir` is any git dir holding loose refs. */
+export function readLooseRefs(commonDir: string, dir: string, into: Map<string, LooseRef>): boolean {
   const at = path.join(commonDir, dir);
   const stats = lstatOrNullSync(at);
   if (stats === null) return true;

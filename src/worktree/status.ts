@@ -2,10 +2,12 @@ import { availableParallelism } from 'node:os';
 import { asError } from '../core/errors.js';
 import { git, runGit } from '../git/git.js';
 
-/** What `git status` says is at stake in a worktree: tracked changes and untracked files. */
+/** What is at stake in a worktree: tracked changes and untracked files, as `git status` says. */
 export interface WorktreeChanges {
   changed: number;
   untracked: number;
+  /** Files flagged assume-unchanged or skip-worktree that differ from the index: status does not show them. */
+  flagged: number;
   /** A few of the paths, for the report's detail. */
   sample: string[];
 }
@@ -133,7 +135,7 @@ export function splitStatuses(out: string): string[] {
 const FIELDS_BEFORE_PATH: Record<string, number> = { '1': 8, '2': 9, u: 10, '?': 1 };
 
 export function parseStatus(out: string, worktree: string): WorktreeStatus {
-  const changes: WorktreeChanges = { changed: 0, untracked: 0, sample: [] };
+  const changes: WorktreeChanges = { changed: 0, untracked: 0, flagged: 0, sample: [] };
   let commit: string | null | undefined;
   let branch: string | null | undefined;
   const records = out.split('\0');
@@ -166,13 +168,17 @@ export function parseStatus(out: string, worktree: string): WorktreeStatus {
 }
 
 export function isClean(changes: WorktreeChanges): boolean {
-  return changes.changed === 0 && changes.untracked === 0;
+  return changes.changed === 0 && changes.untracked === 0 && changes.flagged === 0;
 }
 
 export function describeChanges(changes: WorktreeChanges): string {
   const parts: string[] = [];
   if (changes.changed > 0) parts.push(`${changes.changed} uncommitted change${changes.changed === 1 ? '' : 's'}`);
   if (changes.untracked > 0) parts.push(`${changes.untracked} untracked file${changes.untracked === 1 ? '' : 's'}`);
-  const more = changes.changed + changes.untracked > changes.sample.length ? ', …' : '';
+  if (changes.flagged > 0)
+    parts.push(
+      `${changes.flagged} change${changes.flagged === 1 ? '' : 's'} to files flagged assume-unchanged or skip-worktree, which git status does not show`,
+    );
+  const more = changes.changed + changes.untracked + changes.flagged > changes.sample.length ? ', …' : '';
   return `${parts.join(' and ')} (${changes.sample.join(', ')}${more})`;
 }

@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listKeepingRefs, readAncestry } from '../../src/worktree/ancestry.js';
 import { readKeepingRefFiles } from '../../src/worktree/ref-files.js';
 import { examineWorktree, examineWorktrees, otherRefs, type GitFacts } from '../../src/worktree/evidence.js';
-import { parseIndexGitlinks, readIndexGitlinks } from '../../src/worktree/index-gitlinks.js';
+import { parseIndexFacts, readIndexFacts } from '../../src/worktree/index-gitlinks.js';
 import { readWorktreeLink, type WorktreeLink } from '../../src/worktree/link.js';
 import { readWorktreeStatus, readWorktreeStatuses } from '../../src/worktree/status.js';
-import { findSubmodule, gitlinkFromGit } from '../../src/worktree/submodules.js';
+import { findSubmodule, indexFromGit, readWorktreeIndex } from '../../src/worktree/submodules.js';
 import { put } from '../helpers/fs-fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 import { addWorktree, commitFile, makeRepo, sh } from './git-fixtures.js';
@@ -157,6 +157,7 @@ describe('worktree engine: git facts for many worktrees at once', () => {
     expect(answers[1]).toEqual({
       containingRefs: expect.arrayContaining(['refs/heads/agent/still', 'refs/heads/main']),
       commitsOnlyHere: null,
+      worktreeRefs: [],
     });
   });
 });
@@ -181,23 +182,25 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     const versionOf = () => readFileSync(index).readUInt32BE(4);
 
     expect(versionOf()).toBe(2);
-    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+    expect(await readIndexFacts(index)).toEqual({ known: true, gitlinks: ['vendor/lib'], flagged: [] });
     put(path.join(worktree, 'later.txt'), 'later\n');
     sh(worktree, 'add', '--intent-to-add', 'later.txt');
     expect(versionOf()).toBe(3);
-    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+    expect(await readIndexFacts(index)).toEqual({ known: true, gitlinks: ['vendor/lib'], flagged: [] });
     sh(worktree, 'update-index', '--index-version', '4');
     expect(versionOf()).toBe(4);
-    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: 'vendor/lib' });
-    expect(await gitlinkFromGit(worktree)).toBe('vendor/lib');
-    expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    expect(await readIndexFacts(index)).toEqual({ known: true, gitlinks: ['vendor/lib'], flagged: [] });
+    expect(await indexFromGit(worktree)).toEqual({ known: true, gitlinks: ['vendor/lib'], flagged: [] });
+    expect(await findSubmodule(linkOf(worktree), await readWorktreeIndex(linkOf(worktree)))).toBe(
+      'the index holds the gitlink vendor/lib',
+    );
 
     sh(worktree, 'rm', '-q', '--cached', 'vendor/lib');
-    expect(await readIndexGitlinks(index)).toEqual({ known: true, gitlink: null });
-    expect(await findSubmodule(linkOf(worktree))).toBeNull();
+    expect(await readIndexFacts(index)).toEqual({ known: true, gitlinks: [], flagged: [] });
+    expect(await findSubmodule(linkOf(worktree), await readWorktreeIndex(linkOf(worktree)))).toBeNull();
 
     const sha256 = worktreeWithGitlink(path.join(dir, 'sha256'), 'sha256');
-    expect(await readIndexGitlinks(sha256.index)).toEqual({ known: true, gitlink: 'vendor/lib' });
+    expect(await readIndexFacts(sha256.index)).toEqual({ known: true, gitlinks: ['vendor/lib'], flagged: [] });
   });
 
   it('hands git every index it does not fully understand, and the gitlink is still found', async () => {
@@ -205,12 +208,12 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     const { worktree, index } = worktreeWithGitlink(dir);
     const data = readFileSync(index);
 
-    const torn = parseIndexGitlinks(data.subarray(0, data.length - 7));
+    const torn = parseIndexFacts(data.subarray(0, data.length - 7));
     expect(torn).toMatchObject({ known: false, reason: expect.stringContaining('checksum') });
     const flipped = Buffer.from(data);
     flipped[20] = (flipped[20] as number) ^ 0xff;
-    expect(parseIndexGitlinks(flipped)).toMatchObject({ known: false });
-    expect(parseIndexGitlinks(Buffer.from('not an index at all, just text'))).toMatchObject({
+    expect(parseIndexFacts(flipped)).toMatchObject({ known: false });
+    expect(parseIndexFacts(Buffer.from('not an index at all, just text'))).toMatchObject({
       known: false,
       reason: 'no index signature',
     });
@@ -218,20 +221,24 @@ describe('worktree engine: gitlinks read from the index without git', () => {
     const saved = path.join(dir, 'index.saved');
     copyFileSync(index, saved);
     writeFileSync(index, data.subarray(0, 40));
-    expect(await readIndexGitlinks(index)).toMatchObject({ known: false });
+    expect(await readIndexFacts(index)).toMatchObject({ known: false });
     copyFileSync(saved, index);
 
     sh(worktree, 'update-index', '--split-index');
-    expect(await readIndexGitlinks(index)).toMatchObject({
+    expect(await readIndexFacts(index)).toMatchObject({
       known: false,
       reason: expect.stringContaining('split index'),
     });
-    expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    expect(await findSubmodule(linkOf(worktree), await readWorktreeIndex(linkOf(worktree)))).toBe(
+      'the index holds the gitlink vendor/lib',
+    );
     sh(worktree, 'update-index', '--no-split-index');
 
     sh(worktree, 'sparse-checkout', 'init', '--cone', '--sparse-index');
-    expect(await readIndexGitlinks(index)).toMatchObject({ known: false, reason: expect.stringContaining('sparse') });
-    expect(await findSubmodule(linkOf(worktree))).toBe('the index holds the gitlink vendor/lib');
+    expect(await readIndexFacts(index)).toMatchObject({ known: false, reason: expect.stringContaining('sparse') });
+    expect(await findSubmodule(linkOf(worktree), await readWorktreeIndex(linkOf(worktree)))).toBe(
+      'the index holds the gitlink vendor/lib',
+    );
   });
 });
 

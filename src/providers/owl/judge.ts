@@ -1,7 +1,9 @@
 import type { OwnerJudgement } from '../../core/types.js';
 import { isBeyondClock } from '../../safety/clock.js';
 import { branchName, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
+import { describeNested, nestedRepositories, type NestedScan } from '../../worktree/nested.js';
 import { describeChanges, isClean } from '../../worktree/status.js';
+import { describeUnheldRefs, unheldWorktreeRefs } from '../../worktree/worktree-refs-held.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { ReviewAfter } from './settings.js';
 import type { OwlJob } from './state.js';
@@ -98,8 +100,15 @@ function judgeActive(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
   };
 }
 
-/** The judgement of a worktree whose job is done, cancelled or gone, on what git says of it. */
-export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvidence): OwnerJudgement {
+/**
+ * The judgement of a worktree whose job is done, cancelled or gone, on what git says of it and on
+ * the nested `.git` entries its walk saw.
+ */
+export function judgeRemovableWorktree(
+  job: OwlJob | null,
+  evidence: WorktreeEvidence,
+  nested: NestedScan,
+): OwnerJudgement {
   const owner = job === null ? 'no job in owl.db matches it' : `job ${job.id} is ${job.state}`;
   if (evidence.state === 'unlinked')
     return { decision: 'refused', reason: evidence.problem, detail: `${owner}, but ${evidence.detail}` };
@@ -120,6 +129,12 @@ export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvi
       detail: `${owner}, but the worktree is git-locked${why}; git worktree remove would refuse it`,
     };
   }
+  if (git.operation)
+    return {
+      decision: 'unfinished',
+      reason: 'operation-in-progress',
+      detail: `${owner}, but ${git.operation}: finish or abort it first`,
+    };
   const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
   const unheld = git.head.commit !== null && git.containingRefs.length === 0;
   const atStake = unheld ? `; ${head} is in no branch or tag${countText(git.commitsOnlyHere)}` : '';
@@ -137,6 +152,22 @@ export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvi
       detail: `${owner}, but ${head} is contained in no branch, remote-tracking branch or tag${countText(git.commitsOnlyHere)}`,
     };
   }
+  const ownRefs = unheldWorktreeRefs(git, null);
+  if (ownRefs.length > 0)
+    return { decision: 'unfinished', reason: 'unique-commits', detail: `${owner}, but ${describeUnheldRefs(ownRefs)}` };
+  if (!nested.ok)
+    return {
+      decision: 'refused',
+      reason: 'unreadable',
+      detail: `${owner}, but whether a git repository is nested inside cannot be told: ${nested.error}`,
+    };
+  const repositories = nestedRepositories(link.path, nested.found, git.gitlinks);
+  if (repositories.count > 0)
+    return {
+      decision: 'unfinished',
+      reason: 'nested-repository',
+      detail: `${owner}, but the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
+    };
   if (git.submodule)
     return {
       decision: 'refused',
@@ -148,7 +179,7 @@ export function judgeRemovableWorktree(job: OwlJob | null, evidence: WorktreeEvi
   return {
     decision: 'delete',
     reason,
-    detail: `${owner}; the worktree is clean and ${git.head.commit === null ? 'its branch has no commit yet' : `${head} is held by ${git.containingRefs.slice(0, 2).join(', ')}`}${kept}`,
+    detail: `${owner}; the worktree is clean, nothing is in progress, and ${git.head.commit === null ? 'its branch has no commit yet' : `${head} is held by ${git.containingRefs.slice(0, 2).join(', ')}`}${kept}`,
   };
 }
 

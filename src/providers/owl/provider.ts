@@ -5,6 +5,7 @@ import type { Candidate, GatherContext, Gathering, Provider } from '../../core/t
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
 import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
 import { examineWorktrees, type WorktreeEvidence } from '../../worktree/evidence.js';
+import { scanNested, type NestedScan } from '../../worktree/nested.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
 import { probeDaemon } from './daemon.js';
 import { adminEntryCandidates, orphanConfigCandidates } from './leftovers.js';
@@ -102,7 +103,10 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
   for (const found of await examineWorktrees(removable.map((folder) => folder.path))) evidence.set(found.path, found);
 
   for (const folder of folders) {
-    candidates.push(folderCandidate(folder, worktreesDir, location, rule, evidence.get(folder.path)));
+    const found = evidence.get(folder.path);
+    // The walk the safety engine makes of the folder anyway, shared through the pass's cache.
+    const nested = found?.state === 'linked' ? scanNested(found.link.path, ctx.measure) : null;
+    candidates.push(folderCandidate(folder, worktreesDir, location, rule, found, nested));
   }
   candidates.push(...jobFindings(folders, state, rule, worktreesDir));
   candidates.push(...(await orphanConfigCandidates(location, folders, state)));
@@ -135,6 +139,7 @@ function folderCandidate(
   location: OwlLocation,
   rule: OwlRuleContext,
   evidence: WorktreeEvidence | undefined,
+  nested: NestedScan | null,
 ): Candidate {
   const base = { provider: 'owl' as const, kind: 'worktree' as const, path: folder.path, root };
   if (!isRemovableJob(folder.job)) return { ...base, judgement: judgeLiveJob(folder.job as OwlJob, rule) };
@@ -143,7 +148,7 @@ function folderCandidate(
       ...base,
       judgement: { decision: 'refused', reason: 'git-failed', detail: 'the worktree was not examined' },
     };
-  const judgement = judgeRemovableWorktree(folder.job, evidence);
+  const judgement = judgeRemovableWorktree(folder.job, evidence, nested ?? { ok: false, error: 'not walked' });
   const candidate: Candidate = { ...base, judgement };
   if (evidence.state === 'linked') {
     candidate.alsoWatch = [evidence.link.adminDir];
@@ -151,7 +156,12 @@ function folderCandidate(
       const config = path.join(owlWorktreeConfigs(location), folder.job ? String(folder.job.id) : folder.name);
       candidate.removal = gitWorktreeRemoval({
         judged: evidence,
-        rejudge: (fresh) => judgeRemovableWorktree(folder.job, fresh),
+        rejudge: (fresh) =>
+          judgeRemovableWorktree(
+            folder.job,
+            fresh,
+            fresh.state === 'linked' ? scanNested(fresh.link.path) : { ok: false, error: fresh.path },
+          ),
         alsoRemove: [config],
       });
     }

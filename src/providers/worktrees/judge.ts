@@ -2,7 +2,9 @@ import { formatDuration } from '../../config/duration.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import { branchName, otherRefs, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
 import type { NewestWrite } from '../../worktree/idle.js';
+import { describeNested, nestedRepositories, type NestedScan } from '../../worktree/nested.js';
 import { describeChanges, isClean } from '../../worktree/status.js';
+import { describeUnheldRefs, unheldWorktreeRefs } from '../../worktree/worktree-refs-held.js';
 
 export interface IdlePolicy {
   set: string;
@@ -11,11 +13,19 @@ export interface IdlePolicy {
 }
 
 /**
- * The rule for a worktree of a tool with no database to ask. Pure: the evidence, the newest write
- * and the clock are passed in. A worktree goes only when it is not locked, idle past idleAfter,
- * clean (untracked files count), free of submodules, and its HEAD is held by another ref.
+ * The rule for a worktree of a tool with no database to ask. Pure: the evidence, the newest write,
+ * the nested `.git` entries its walk saw and the clock are passed in. A worktree goes only when it
+ * is not locked, idle past idleAfter, in the middle of no rebase, merge or bisect, clean (untracked
+ * files count, and so do edits to files flagged assume-unchanged or skip-worktree), free of
+ * submodules and nested repositories, and its HEAD and every commit its own refs name are held by
+ * another ref.
  */
-export function judgeSetWorktree(evidence: WorktreeEvidence, newest: NewestWrite, policy: IdlePolicy): OwnerJudgement {
+export function judgeSetWorktree(
+  evidence: WorktreeEvidence,
+  newest: NewestWrite,
+  policy: IdlePolicy,
+  nested: NestedScan,
+): OwnerJudgement {
   if (evidence.state === 'unlinked') return { decision: 'refused', reason: evidence.problem, detail: evidence.detail };
   const { link } = evidence;
   if (link.lockedReason !== null) {
@@ -45,6 +55,12 @@ export function judgeSetWorktree(evidence: WorktreeEvidence, newest: NewestWrite
       detail: `git could not examine it: ${evidence.gitError ?? 'no answer'}`,
     };
   const git = evidence.git;
+  if (git.operation)
+    return {
+      decision: 'unfinished',
+      reason: 'operation-in-progress',
+      detail: `${git.operation}: finish or abort it first`,
+    };
   const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
   const unheld = git.head.commit !== null && otherRefs(git).length === 0;
   const stake =
@@ -66,6 +82,26 @@ export function judgeSetWorktree(evidence: WorktreeEvidence, newest: NewestWrite
       detail: `${head} is contained in no other branch, remote-tracking branch or tag${stake}: push or merge it first`,
     };
   }
+  const ownRefs = unheldWorktreeRefs(git, git.head.branch);
+  if (ownRefs.length > 0)
+    return {
+      decision: 'unfinished',
+      reason: 'unique-commits',
+      detail: `${describeUnheldRefs(ownRefs)}: push, merge or branch them first`,
+    };
+  if (!nested.ok)
+    return {
+      decision: 'refused',
+      reason: 'unreadable',
+      detail: `whether a git repository is nested inside cannot be told: ${nested.error}`,
+    };
+  const repositories = nestedRepositories(evidence.link.path, nested.found, git.gitlinks);
+  if (repositories.count > 0)
+    return {
+      decision: 'unfinished',
+      reason: 'nested-repository',
+      detail: `the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
+    };
   if (git.submodule)
     return {
       decision: 'refused',
@@ -80,6 +116,6 @@ export function judgeSetWorktree(evidence: WorktreeEvidence, newest: NewestWrite
   return {
     decision: 'delete',
     reason: 'idle-clean',
-    detail: `idle for ${(idleFor / 86_400_000).toFixed(1)}d, past ${limit}; clean, not locked, and ${heldBy}${kept}`,
+    detail: `idle for ${(idleFor / 86_400_000).toFixed(1)}d, past ${limit}; clean, not locked, nothing in progress, and ${heldBy}${kept}`,
   };
 }

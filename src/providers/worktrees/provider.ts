@@ -1,9 +1,10 @@
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import type { TreeFacts } from '../../safety/walk.js';
+import { createTreeCache, type TreeFacts } from '../../safety/walk.js';
 import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
 import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
+import { scanNested, type NestedScan } from '../../worktree/nested.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
@@ -52,6 +53,8 @@ export const worktreesProvider: Provider = {
 export interface SetWorktreeEvidence {
   evidence: WorktreeEvidence;
   newest: NewestWrite;
+  /** The `.git` entries below the worktree's top, from the same walk as its newest write. */
+  nested: NestedScan;
 }
 
 /**
@@ -76,24 +79,26 @@ export async function examineSetWorktrees(
       return {
         evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail },
         newest: { ms: null },
+        nested: { ok: false, error: result.detail },
         idle: false,
       };
     const { link } = result;
     const newest = newestWrite([link.path, link.adminDir], measure);
+    const nested = scanNested(link.path, measure);
     const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
-    return { evidence: { path: worktree, state: 'linked', link, git: null }, newest, idle };
+    return { evidence: { path: worktree, state: 'linked', link, git: null }, newest, nested, idle };
   });
   const facts = await asking;
   unlocked.forEach(({ at, link }, k) => {
     const entry = examined[at] as SetWorktreeEvidence & { idle: boolean };
     if (entry.idle) entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);
   });
-  return examined.map(({ evidence, newest }) => ({ evidence, newest }));
+  return examined.map(({ evidence, newest, nested }) => ({ evidence, newest, nested }));
 }
 
 function candidateFor(root: SetRoot, worktree: string, examined: SetWorktreeEvidence, policy: IdlePolicy): Candidate {
-  const { evidence, newest } = examined;
-  const judgement = judgeSetWorktree(evidence, newest, policy);
+  const { evidence, newest, nested } = examined;
+  const judgement = judgeSetWorktree(evidence, newest, policy, nested);
   const candidate: Candidate = { provider: 'worktrees', kind: 'worktree', path: worktree, root: root.root, judgement };
   if (evidence.state !== 'linked') return candidate;
   candidate.alsoWatch = [evidence.link.adminDir];
@@ -102,10 +107,14 @@ function candidateFor(root: SetRoot, worktree: string, examined: SetWorktreeEvid
       judged: evidence,
       rejudge: (fresh) => {
         const link = fresh.state === 'linked' ? fresh.link : null;
-        return judgeSetWorktree(fresh, link ? newestWrite([link.path, link.adminDir]) : { ms: null }, {
-          ...policy,
-          nowMs: Date.now(),
-        });
+        // A fresh walk: the one the plan was made on may be minutes old.
+        const measure = createTreeCache();
+        return judgeSetWorktree(
+          fresh,
+          link ? newestWrite([link.path, link.adminDir], measure) : { ms: null },
+          { ...policy, nowMs: Date.now() },
+          link ? scanNested(link.path, measure) : { ok: false, error: fresh.path },
+        );
       },
     });
   }
