@@ -135,6 +135,13 @@ export function judgeRemovableWorktree(
       reason: 'operation-in-progress',
       detail: `${owner}, but ${git.operation}: finish or abort it first`,
     };
+  const repositories = nested.ok ? nestedRepositories(link.path, nested.found, git.gitlinks) : null;
+  if (repositories && repositories.count > 0)
+    return {
+      decision: 'unfinished',
+      reason: 'nested-repository',
+      detail: `${owner}, but the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
+    };
   const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
   const unheld = git.head.commit !== null && git.containingRefs.length === 0;
   const atStake = unheld ? `; ${head} is in no branch or tag${countText(git.commitsOnlyHere)}` : '';
@@ -160,13 +167,6 @@ export function judgeRemovableWorktree(
       decision: 'refused',
       reason: 'unreadable',
       detail: `${owner}, but whether a git repository is nested inside cannot be told: ${nested.error}`,
-    };
-  const repositories = nestedRepositories(link.path, nested.found, git.gitlinks);
-  if (repositories.count > 0)
-    return {
-      decision: 'unfinished',
-      reason: 'nested-repository',
-      detail: `${owner}, but the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
     };
   if (git.submodule)
     return {

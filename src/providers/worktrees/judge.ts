@@ -61,6 +61,14 @@ export function judgeSetWorktree(
       reason: 'operation-in-progress',
       detail: `${git.operation}: finish or abort it first`,
     };
+  // Before the status: an untracked nested clone is better named for what it is.
+  const repositories = nested.ok ? nestedRepositories(evidence.link.path, nested.found, git.gitlinks) : null;
+  if (repositories && repositories.count > 0)
+    return {
+      decision: 'unfinished',
+      reason: 'nested-repository',
+      detail: `the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
+    };
   const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
   const unheld = git.head.commit !== null && otherRefs(git).length === 0;
   const stake =
@@ -94,13 +102,6 @@ export function judgeSetWorktree(
       decision: 'refused',
       reason: 'unreadable',
       detail: `whether a git repository is nested inside cannot be told: ${nested.error}`,
-    };
-  const repositories = nestedRepositories(evidence.link.path, nested.found, git.gitlinks);
-  if (repositories.count > 0)
-    return {
-      decision: 'unfinished',
-      reason: 'nested-repository',
-      detail: `the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
     };
   if (git.submodule)
     return {
