@@ -3,6 +3,8 @@ import type { ApplyContext, Removal } from '../core/types.js';
 import { isStrictlyInside } from '../safety/containment.js';
 import { lstatOrNull, readdirOrEmpty, readFileOrNull, realpath } from '../safety/fs.js';
 import { quarantinedName } from '../safety/quarantine.js';
+import type { KeepingRef } from './ancestry.js';
+import { readWorktreeRefFiles } from './worktree-refs.js';
 
 /** An admin entry `<common>/worktrees/<id>` whose worktree folder is gone. */
 export interface StaleAdminEntry {
@@ -11,6 +13,11 @@ export interface StaleAdminEntry {
   adminRoot: string;
   /** The worktree folder the entry names (it no longer exists). */
   worktree: string;
+  /**
+   * The per-worktree refs the entry holds (refs/worktree/*, refs/bisect/*, refs/rewritten/*), which
+   * go with it; null where its files cannot tell (reftable, a symbolic ref, odd content).
+   */
+  worktreeRefs: KeepingRef[] | null;
 }
 
 /**
@@ -26,7 +33,8 @@ export async function findStaleAdminEntries(commonDir: string, ownedRoot: string
     if (!entry.isDirectory() || quarantinedName(entry.name) !== null) continue;
     const adminDir = path.join(adminRoot, entry.name);
     const stale = await staleEntry(adminDir, ownedRoot);
-    if (stale) found.push({ adminDir, adminRoot, worktree: stale });
+    if (stale)
+      found.push({ adminDir, adminRoot, worktree: stale, worktreeRefs: readWorktreeRefFiles({ adminDir, commonDir }) });
   }
   return found;
 }
@@ -54,7 +62,10 @@ async function isUnder(ownedRoot: string, worktree: string): Promise<boolean> {
   }
 }
 
-/** Removes just this one admin entry, after proving again that it is stale and ours. */
+/**
+ * Removes just this one admin entry, after proving again that it is stale and ours, and that it
+ * holds the very refs of its own that were judged (none, or ones whose commits other refs hold).
+ */
 export function adminEntryRemoval(entry: StaleAdminEntry, ownedRoot: string): Removal {
   return {
     type: 'custom',
@@ -64,6 +75,9 @@ export function adminEntryRemoval(entry: StaleAdminEntry, ownedRoot: string): Re
         throw new Error(
           `the admin entry ${entry.adminDir} is no longer a stale entry of ${entry.worktree}; left alone`,
         );
+      const refs = readWorktreeRefFiles({ adminDir: entry.adminDir, commonDir: path.dirname(entry.adminRoot) });
+      if (refs === null || JSON.stringify(refs) !== JSON.stringify(entry.worktreeRefs))
+        throw new Error(`the refs of its own in ${entry.adminDir} changed since it was judged; left alone`);
       await ctx.removeTree(entry.adminDir);
     },
   };

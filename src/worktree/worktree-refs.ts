@@ -17,13 +17,16 @@ export async function listWorktreeRefs(link: WorktreeLink): Promise<KeepingRef[]
   return readWorktreeRefFiles(link) ?? listWorktreeRefsFromGit(link.path);
 }
 
+/** Per-worktree refs of a git dir: a linked worktree's admin entry, in the repository whose common dir is given. */
+type RefPlace = Pick<WorktreeLink, 'adminDir' | 'commonDir'>;
+
 /**
  * Per-worktree refs live as loose files under `<admin>/refs/` and are never packed; most
  * worktrees have no `refs/` folder there at all, and then this is one lstat. Null (git is asked)
  * for anything else: the reftable backend, a symbolic ref, a name or content the reader does not
  * fully understand.
  */
-export function readWorktreeRefFiles(link: WorktreeLink): KeepingRef[] | null {
+export function readWorktreeRefFiles(link: RefPlace): KeepingRef[] | null {
   try {
     for (const dir of [link.adminDir, link.commonDir])
       if (lstatOrNullSync(path.join(dir, 'reftable')) !== null) return null;

@@ -3,8 +3,12 @@ import type { Candidate, GatherContext } from '../../core/types.js';
 import { runGit } from '../../git/git.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
 import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
+import { errorMessage } from '../../core/errors.js';
+import type { OwnerJudgement } from '../../core/types.js';
+import { refsContaining } from '../../worktree/ancestry.js';
 import type { WorktreeEvidence } from '../../worktree/evidence.js';
-import { adminEntryRemoval, findStaleAdminEntries } from '../../worktree/prune.js';
+import { adminEntryRemoval, findStaleAdminEntries, type StaleAdminEntry } from '../../worktree/prune.js';
+import { describeUnheldRefs } from '../../worktree/worktree-refs-held.js';
 import { isRemovableJob } from './judge.js';
 import { owlWorktreeConfigs, owlWorktrees, type OwlLocation } from './layout.js';
 import type { OwlFolder } from './provider.js';
@@ -95,6 +99,17 @@ export async function adminEntryCandidates(
       const job =
         byPath.get(entry.worktree) ?? (/^[1-9]\d*$/.test(name) ? state.jobs.get(Number(name)) : undefined) ?? null;
       if (!isRemovableJob(job)) continue;
+      const held = await ownRefsHeld(entry, common);
+      if (held) {
+        found.push({
+          provider: 'owl',
+          kind: 'worktree-admin',
+          path: entry.adminDir,
+          root: entry.adminRoot,
+          judgement: held,
+        });
+        continue;
+      }
       found.push({
         provider: 'owl',
         kind: 'worktree-admin',
@@ -110,6 +125,39 @@ export async function adminEntryCandidates(
     }
   }
   return found;
+}
+
+/**
+ * Why a stale admin entry must stay, or null: pruning it deletes its per-worktree refs, so each
+ * commit they name must be held by a branch, remote-tracking branch or tag (rule 15).
+ */
+async function ownRefsHeld(entry: StaleAdminEntry, common: string): Promise<OwnerJudgement | null> {
+  if (entry.worktreeRefs === null)
+    return {
+      decision: 'refused',
+      reason: 'unreadable',
+      detail: `the admin entry's own refs cannot be read from its files (reftable, or a ref this reader does not understand); not pruned`,
+    };
+  const unheld = [];
+  for (const ref of entry.worktreeRefs) {
+    if (ref.commit === null) continue;
+    try {
+      if ((await refsContaining(common, ref.commit)).length === 0)
+        unheld.push({ name: ref.name, commit: ref.commit, containingRefs: [] });
+    } catch (err) {
+      return {
+        decision: 'refused',
+        reason: 'git-failed',
+        detail: `what holds ${ref.name} of the admin entry cannot be told: ${errorMessage(err)}`,
+      };
+    }
+  }
+  if (unheld.length === 0) return null;
+  return {
+    decision: 'unfinished',
+    reason: 'unique-commits',
+    detail: `its worktree ${entry.worktree} is gone, but ${describeUnheldRefs(unheld)}`,
+  };
 }
 
 /** The common git dir of a project repository, or null when it cannot be reached. */
