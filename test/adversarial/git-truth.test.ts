@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
+import { addKiloWorktree, makeSnapshot } from '../kilo/fixtures.js';
+import { runKilo, scene, snapshotOf } from '../kilo/scene.js';
 import { ownHomeEnv } from '../owl/env.js';
 import { addJob, addProject, createOwlDb } from '../owl/owl-db.js';
 import { jobWorktree, owlHome, type OwlHome } from '../owl/scenario.js';
@@ -326,4 +328,30 @@ describe('rule 15: the re-judge just before git worktree remove', () => {
         });
     }
   });
+});
+
+describe("rule 15: Kilo's git calls get the scrubbed environment too", () => {
+  it.each([
+    ['GIT_DIR', (d: string) => ({ GIT_DIR: path.join(d, '.git') })],
+    ['GIT_COMMON_DIR', (d: string) => ({ GIT_COMMON_DIR: path.join(d, '.git') })],
+  ] as const)(
+    'with %s leaked into the pass, a checkpoint repository whose worktree git still registers is refused, not deleted',
+    async (_name, leak) => {
+      const s = scene();
+      const gone = addKiloWorktree(s.repo, 'gone');
+      const checkpoints = makeSnapshot(s.data, s.projectId, gone, { seededFrom: s.repo });
+      rmSync(gone, { recursive: true, force: true });
+      const bait = makeRepo(path.join(s.work, 'decoy'));
+      const before = snapshotOf(s);
+      const saved = { ...process.env };
+      Object.assign(process.env, leak(bait));
+      try {
+        const { report } = await runKilo(s);
+        expect(itemAt(report, checkpoints)).toMatchObject({ verdict: 'refused', reason: 'worktree-still-registered' });
+      } finally {
+        for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      }
+      expect(diffInventories(before, snapshotOf(s))).toEqual({ removed: [], changed: [], added: [] });
+    },
+  );
 });
