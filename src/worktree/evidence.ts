@@ -1,7 +1,7 @@
 import { asError } from '../core/errors.js';
 import { mapLimit } from '../util/limit.js';
 import { listKeepingRefs, readAncestry, type Ancestry, type HeldRef, type KeepingRef } from './ancestry.js';
-import { compareFlagged } from './flagged.js';
+import { compareFlagged, type FlaggedChanges } from './flagged.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
 import { operationInProgress } from './operations.js';
 import { readWorktreeStatuses, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
@@ -33,7 +33,7 @@ export interface GitFacts {
 interface LocalFacts {
   submodule: string | null;
   gitlinks: string[];
-  flagged: { count: number; sample: string[] };
+  flagged: FlaggedChanges;
   operation: string | null;
   worktreeRefs: KeepingRef[];
 }
