@@ -23,6 +23,7 @@ function owner(overrides: Partial<OwnerRepoFacts> = {}): OwnerRepoFacts {
 /** The evidence of a repository proven dead; each test changes one fact. */
 function dead(overrides: Partial<RepoEvidence> = {}): RepoEvidence {
   return {
+    app: 'kilo',
     repo: { projectId: 'p1', gitdir: `/home/ana/.local/share/kilo/snapshot/p1/${sha1(W)}`, name: sha1(W) },
     identity: { dev: 1, ino: 2 },
     worktree: W,

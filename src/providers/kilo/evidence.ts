@@ -8,6 +8,7 @@ import {
   managedPlace,
   materializePin,
   sha1hex,
+  type KiloApp,
   type KiloLocation,
   type ManagedPlace,
 } from './layout.js';
@@ -18,6 +19,8 @@ import type { SnapshotRepo } from './snapshots.js';
 /** Everything the rule looks at for one checkpoint repository. */
 export interface RepoEvidence {
   repo: SnapshotRepo;
+  /** Whose data folder holds it: the app every sentence about it names. */
+  app: KiloApp | null;
   /** The git dir's identity when read, to notice a swap before the delete. */
   identity: { dev: number; ino: number } | null;
   /** `core.worktree` as recorded in the repository's config file, made absolute. */
@@ -70,6 +73,7 @@ export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext):
   const lockDir = ctx.location.stateDir ? lockDirectory(ctx.location.stateDir, repo.gitdir) : null;
   const evidence: RepoEvidence = {
     repo,
+    app: ctx.location.app,
     identity: stats ? { dev: stats.dev, ino: stats.ino } : null,
     worktree: null,
     worktreeExists: 'unknown',

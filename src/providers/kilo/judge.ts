@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Reason } from '../../core/reasons.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import type { RepoEvidence } from './evidence.js';
-import { sha1hex } from './layout.js';
+import { appName, sha1hex, type KiloApp } from './layout.js';
 import { spellingsOf } from './owner-repo.js';
 
 /** A `seed.index` younger than this is a seeding in progress (Kilo's own lock waits this long). */
@@ -14,10 +14,16 @@ const refused = (reason: Reason, detail: string): OwnerJudgement => ({ decision:
  * The rule for one checkpoint repository, from its evidence alone (no I/O). A repository is
  * proven dead only when its worktree is gone and the owner repository, present and readable,
  * no longer lists it anywhere; a missing folder by itself proves nothing (a drive may be
- * unmounted).
+ * unmounted). Every sentence names the app whose data folder holds it: Kilo Code and opencode
+ * keep the same layout but not the same habits (only Kilo Code locks, seeds and pins).
  */
 export function judgeRepo(evidence: RepoEvidence, nowMs: number): OwnerJudgement {
-  const { repo, worktree } = evidence;
+  const judged = judgeRepoFacts(evidence, nowMs);
+  return { ...judged, detail: `${appName(evidence.app)} checkpoint repository: ${judged.detail}` };
+}
+
+function judgeRepoFacts(evidence: RepoEvidence, nowMs: number): OwnerJudgement {
+  const { repo, worktree, app } = evidence;
   if (evidence.sourceProblem) return refused('source-unreadable', evidence.sourceProblem);
   if (evidence.readProblem) return refused('evidence-unreadable', evidence.readProblem);
   if (worktree === null)
@@ -38,7 +44,7 @@ export function judgeRepo(evidence: RepoEvidence, nowMs: number): OwnerJudgement
   if (!managed) {
     return refused(
       'unmanaged-worktree',
-      `its worktree ${worktree} is gone, but Kilo did not make it (not under .kilo/worktrees or Kilo's worktree folder), so its removal proves nothing`,
+      `its worktree ${worktree} is gone, but no tool made it in a managed place (${managedPlaces(app)}), so its removal proves nothing`,
     );
   }
   if (evidence.ownerPath === null)
@@ -59,7 +65,7 @@ export function judgeRepo(evidence: RepoEvidence, nowMs: number): OwnerJudgement
   if (spellings.some((spelling) => owner.gitWorktrees.has(spelling))) {
     return refused(
       'worktree-still-registered',
-      `git worktree list in ${owner.path} still lists ${worktree}; Kilo did not remove it (a missing folder is no proof)`,
+      `git worktree list in ${owner.path} still lists ${worktree}: it was never removed through git (a missing folder is no proof)`,
     );
   }
   if (owner.agentManager.problem) return refused('agent-manager-unreadable', owner.agentManager.problem);
@@ -72,23 +78,25 @@ export function judgeRepo(evidence: RepoEvidence, nowMs: number): OwnerJudgement
     const holder = lock.pid === undefined ? '' : ` by pid ${lock.pid} on ${lock.hostname ?? 'an unknown host'}`;
     return refused(
       'kilo-lock-held',
-      `Kilo's lock ${evidence.lockDir} is held${holder} (heartbeat ${Math.round(lock.ageMs / 1000)}s old)`,
+      `the snapshot lock ${evidence.lockDir} in ${possessive(app)} state folder is held${holder} (heartbeat ${Math.round(lock.ageMs / 1000)}s old)`,
     );
   }
   if (lock.state === 'unknown')
     return refused(
       'lock-location-unknown',
-      "Kilo's lock folder is not known, so Kilo cannot be kept out during a delete",
+      `${possessive(app)} state folder is not known, so the snapshot lock${app === 'opencode' ? '' : ' that keeps Kilo Code out'} cannot be taken for the delete`,
     );
   if (evidence.seedingMs !== null && nowMs - evidence.seedingMs < SEEDING_FRESH_MS) {
+    const seeder =
+      app === 'opencode' ? 'a seeding is under way (opencode itself never seeds)' : 'Kilo Code is seeding it';
     return refused(
       'being-seeded',
-      `${path.join(repo.gitdir, 'seed.index')} was written ${Math.round((nowMs - evidence.seedingMs) / 1000)}s ago: Kilo is seeding it`,
+      `${path.join(repo.gitdir, 'seed.index')} was written ${Math.round((nowMs - evidence.seedingMs) / 1000)}s ago: ${seeder}`,
     );
   }
 
   const pinned = evidence.pin ? `; its pin ${evidence.pin.ref} in ${owner.path} is dropped with it` : '';
-  const seeded = evidence.unmaterialized ? " It was never materialized (it still borrows the owner's objects)." : '';
+  const seeded = !evidence.unmaterialized ? '' : borrowedObjects(app);
   return {
     decision: 'delete',
     reason: 'worktree-removed',
@@ -96,7 +104,27 @@ export function judgeRepo(evidence: RepoEvidence, nowMs: number): OwnerJudgement
   };
 }
 
-export function legacyJudgement(projectDir: string, nestedRepos: number): OwnerJudgement {
+/** Where each app makes the worktrees whose disappearance proves something. */
+function managedPlaces(app: KiloApp | null): string {
+  const data = `${possessive(app)} worktree folder <data>/worktree/<project>`;
+  // opencode makes none in .kilo/worktrees; one there (Kilo Code's) still counts as managed.
+  return app === 'opencode' ? data : `${data}, or a repository's .kilo/worktrees`;
+}
+
+const possessive = (app: KiloApp | null): string => (app === null ? "Kilo Code's or opencode's" : `${appName(app)}'s`);
+
+/**
+ * Both apps borrow the owner's objects through objects/info/alternates, for different reasons:
+ * Kilo Code seeds a new repository and copies the objects in later (a Kilo Code process opened on
+ * the worktree does); opencode keeps the alternates for good. Only the first is unfinished business.
+ */
+function borrowedObjects(app: KiloApp | null): string {
+  if (app === 'opencode')
+    return " Its objects/info/alternates, which opencode keeps for good, only names the owner's objects: those stay.";
+  return " It was never materialized (Kilo Code's seeding left it borrowing the owner's objects, which stay).";
+}
+
+export function legacyJudgement(projectDir: string, nestedRepos: number, app: KiloApp | null): OwnerJudgement {
   const nested =
     nestedRepos > 0
       ? ` (its size includes the ${nestedRepos} per-worktree repositories inside it, reported on their own)`
@@ -104,6 +132,6 @@ export function legacyJudgement(projectDir: string, nestedRepos: number): OwnerJ
   return {
     decision: 'kept',
     reason: 'legacy-project-repo',
-    detail: `${projectDir} is an old per-project checkpoint repository shared by every worktree of the project; it is reported, never deleted${nested}`,
+    detail: `${appName(app)} checkpoint repository: ${projectDir} is an old per-project checkpoint repository shared by every worktree of the project; it is reported, never deleted${nested}`,
   };
 }

@@ -4,6 +4,13 @@ import type { GatherContext } from '../../core/types.js';
 
 export type KiloApp = 'kilo' | 'opencode';
 
+/** The app a data folder belongs to, as people call it; one of unknown app may be either. */
+export function appName(app: KiloApp | null): string {
+  if (app === 'kilo') return 'Kilo Code';
+  if (app === 'opencode') return 'opencode';
+  return 'Kilo Code or opencode';
+}
+
 /** One Kilo (or opencode) installation: where its data and its locks live. */
 export interface KiloLocation {
   /** The app whose folders these are, or null for a `dataDir` named outright in the config. */
@@ -36,7 +43,7 @@ export const WORKTREE_HASH = /^[0-9a-f]{40}$/;
  * Every place this pass looks for Kilo and opencode data. From the config's `dataDir`/`stateDir`
  * lists (paired by index) when it names them, else from every home and app.
  */
-export function kiloLocations(ctx: GatherContext): KiloLocation[] {
+export function kiloLocations(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): KiloLocation[] {
   const section = ctx.config.providers.kilo;
   if (section.dataDir) return namedLocations(section.dataDir, section.stateDir);
   if (section.stateDir) {
@@ -78,7 +85,7 @@ function namedLocations(dataDirs: string[], stateDirs: string[] | undefined): Ki
     const stateDir = given ? path.resolve(given) : siblingStateDir(dataDir);
     const location: KiloLocation = { app: appOf(dataDir), dataDir, stateDir };
     if (!stateDir) {
-      location.problem = `providers.kilo.stateDir is not set and cannot be derived from ${dataDir} (not a …/share/<app> folder); Kilo's lock folder must be known before anything is deleted`;
+      location.problem = `providers.kilo.stateDir is not set and cannot be derived from ${dataDir} (not a …/share/<app> folder); the snapshot lock folder must be known before anything is deleted`;
     }
     return location;
   });

@@ -78,7 +78,7 @@ export async function acquireLock(lockDir: string, options: AcquireOptions): Pro
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const token = asOwner(options.owner, () => tryAcquire(lockDir));
     if (token) return hold(lockDir, token, options);
-    if (Date.now() >= until) throw new LockBusyError(`Kilo's lock ${lockDir} is held by a live process`);
+    if (Date.now() >= until) throw new LockBusyError(`the snapshot lock ${lockDir} is held by a live process`);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
@@ -98,7 +98,7 @@ function tryAcquire(lockDir: string): string | null {
   } catch (err) {
     // Someone else wrote into the folder we just made: the lock is compromised; leave it to no one.
     removeTree(lockDir);
-    throw new Error(`Kilo's lock ${lockDir} was compromised while taking it: ${errorMessage(err)}`);
+    throw new Error(`the snapshot lock ${lockDir} was compromised while taking it: ${errorMessage(err)}`);
   }
   return token;
 }
@@ -179,7 +179,7 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
       const meta = readMeta(path.join(lockDir, 'meta.json'));
       if (meta?.token !== token) {
         // Someone broke our lock and holds it now: theirs to release, not ours.
-        options.log.warn({ lockDir }, "Kilo's lock no longer carries our token; left to its holder");
+        options.log.warn({ lockDir }, 'the snapshot lock no longer carries our token; left to its holder');
         return;
       }
       asOwner(options.owner, () => removeTree(lockDir));

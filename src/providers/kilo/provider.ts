@@ -6,7 +6,7 @@ import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
 import { collectEvidence, type EvidenceContext } from './evidence.js';
 import { judgeRepo, legacyJudgement } from './judge.js';
-import { kiloLocations, lockDirectory, snapshotRoot, type KiloLocation } from './layout.js';
+import { appName, kiloLocations, lockDirectory, snapshotRoot, type KiloLocation } from './layout.js';
 import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
 import { inspectLock } from './lock.js';
 import { OwnerRepos } from './owner-repo.js';
@@ -100,7 +100,7 @@ async function gatherLocation(
       root: snapshotRoot(location.dataDir),
       judgement: sourceProblem
         ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem }
-        : legacyJudgement(legacy.path, legacy.nestedRepos),
+        : legacyJudgement(legacy.path, legacy.nestedRepos, location.app),
     });
   }
 
@@ -142,14 +142,17 @@ async function quarantineCandidate(
       candidate.judgement = {
         decision: 'refused',
         reason: 'kilo-lock-held',
-        detail: `Kilo's lock ${lockDir} is held: Kilo may be removing ${path.basename(target)} itself`,
+        detail:
+          location.app === 'kilo'
+            ? `Kilo Code's snapshot lock ${lockDir} is held: Kilo Code may be removing ${path.basename(target)} itself`
+            : `the snapshot lock ${lockDir} in ${appName(location.app)}'s state folder is held: its holder may be removing ${path.basename(target)}`,
       };
     }
   }
   return candidate;
 }
 
-/** A data folder, or a link to one (Kilo's data moved to another disk): Kilo is installed here. */
+/** A data folder, or a link to one (the app's data moved to another disk): the app is installed here. */
 async function isFolder(dir: string): Promise<boolean> {
   try {
     const stats = await lstatOrNull(dir);

@@ -19,7 +19,7 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
     type: 'custom',
     async apply(ctx: ApplyContext): Promise<void> {
       const { gitdir } = judged.repo;
-      if (!judged.lockDir) throw new Error(`Kilo's lock folder for ${gitdir} is not known`);
+      if (!judged.lockDir) throw new Error(`the snapshot lock folder for ${gitdir} is not known`);
       const lock = await acquireLock(judged.lockDir, { owner: ctx.owner, log: ctx.log });
       try {
         const now = await collectEvidence(judged.repo, {
@@ -31,7 +31,7 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
         });
         const verdict = judgeRepo(now, Date.now());
         if (verdict.decision !== 'delete')
-          throw new Error(`no longer proven dead under Kilo's lock: ${verdict.reason}: ${verdict.detail}`);
+          throw new Error(`no longer proven dead under the snapshot lock: ${verdict.reason}: ${verdict.detail}`);
         await assertSameFolder(gitdir, judged);
         await ctx.removeTree(gitdir);
         if (now.pin && now.ownerPath) await dropPin(now.ownerPath, now.pin, ctx.owner);
