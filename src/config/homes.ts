@@ -11,19 +11,27 @@ export async function expandHomes(patterns: readonly string[]): Promise<string[]
 }
 
 async function expandPattern(pattern: string): Promise<string[]> {
+  return expandUnder(path.sep, pattern);
+}
+
+/**
+ * The existing real folders that `pattern` (relative, `*` `?` `[..]` within a component) matches
+ * below `base`, which is taken literally: a folder named by a tool's state may hold any character.
+ */
+export async function expandUnder(base: string, pattern: string): Promise<string[]> {
   const parts = pattern.split(path.sep).filter((part) => part !== '');
-  let current: string[] = [path.sep];
+  let current: string[] = [base];
   for (const part of parts) {
     if (!hasMagic(part)) {
-      current = current.map((base) => path.join(base, part));
+      current = current.map((folder) => path.join(folder, part));
       continue;
     }
     const matcher = globToRegExp(part);
     const next: string[] = [];
-    for (const base of current) {
-      for (const entry of await readdirOrEmpty(base)) {
+    for (const folder of current) {
+      for (const entry of await readdirOrEmpty(folder)) {
         // A home found by a pattern must be a real folder; a link in /home is not followed.
-        if (entry.isDirectory() && matcher.test(entry.name)) next.push(path.join(base, entry.name));
+        if (entry.isDirectory() && matcher.test(entry.name)) next.push(path.join(folder, entry.name));
       }
     }
     current = next.sort();

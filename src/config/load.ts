@@ -5,7 +5,9 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from './duration.js';
+import { findRootOverlap } from '../providers/worktrees/overlap.js';
 import { configSchema, type EffectiveConfig } from './schema.js';
+import { mergeWorktreeSets } from './worktree-sets.js';
 
 export interface ConfigOverrides {
   homes?: string[];
@@ -29,7 +31,11 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
   const where = file === null ? 'built-in defaults' : path.resolve(file);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`${where}: ${describeIssue(parsed.error.issues[0])}`);
-  return complete(parsed.data, file === null ? null : path.resolve(file), options);
+  const config = complete(parsed.data, file === null ? null : path.resolve(file), where, options);
+  // Rule 16: roots that two judges would share are refused before anything is read.
+  const overlap = findRootOverlap({ config, homes: config.homes, env: options.env });
+  if (overlap) throw new ConfigError(`${where}: ${overlap}`);
+  return config;
 }
 
 async function readConfigFile(file: string): Promise<unknown> {
@@ -75,7 +81,12 @@ function formatKey(parts: readonly PropertyKey[]): string {
   return out;
 }
 
-function complete(data: z.output<typeof configSchema>, source: string | null, options: LoadOptions): EffectiveConfig {
+function complete(
+  data: z.output<typeof configSchema>,
+  source: string | null,
+  where: string,
+  options: LoadOptions,
+): EffectiveConfig {
   const { env, overrides = {} } = options;
   const isRoot = options.isRoot ?? process.getuid?.() === 0;
   if (overrides.minAge !== undefined && parseDuration(overrides.minAge) === null) {
@@ -94,8 +105,10 @@ function complete(data: z.output<typeof configSchema>, source: string | null, op
   if (overrides.pushgateway !== undefined) {
     metrics.pushgateway = { url: overrides.pushgateway, job: metrics.pushgateway?.job ?? 'agent-janitor' };
   }
+  const worktrees = { ...data.providers.worktrees, sets: mergeWorktreeSets(data.providers.worktrees.sets, where) };
   return {
     ...data,
+    providers: { ...data.providers, worktrees },
     homes: homes.map((entry) => expandTilde(entry, home)),
     minAge: overrides.minAge ?? data.minAge,
     reportDir: path.resolve(expandTilde(reportDir, home)),

@@ -28,10 +28,13 @@ const owl = z.strictObject({
   stateDir: pathList.optional(),
 });
 
+// Every key but the name is optional here: a set named like a built-in one overrides only what it
+// says (src/config/worktree-sets.ts merges them and requires roots of any other set).
 const worktreeSet = z.strictObject({
   name: z.string().min(1),
-  roots: z.array(z.string().min(1)).min(1),
-  idleAfter: duration.default('3d'),
+  roots: z.array(z.string().min(1)).min(1).optional(),
+  idleAfter: duration.optional(),
+  enabled: z.boolean().optional(),
 });
 
 const worktrees = z.strictObject({
@@ -82,10 +85,23 @@ export const configSchema = z.strictObject({
 
 export type ParsedConfig = z.output<typeof configSchema>;
 
+/** One set of worktree roots after the built-in sets and the config's are merged. */
+export interface WorktreeSetConfig {
+  name: string;
+  roots: string[];
+  idleAfter: string;
+  enabled: boolean;
+}
+
+type ParsedProviders = ParsedConfig['providers'];
+
 /** The config after defaults and command-line overrides: every key has its final value. */
-export type EffectiveConfig = Omit<ParsedConfig, 'homes' | 'reportDir'> & {
+export type EffectiveConfig = Omit<ParsedConfig, 'homes' | 'reportDir' | 'providers'> & {
   homes: string[];
   reportDir: string;
+  providers: Omit<ParsedProviders, 'worktrees'> & {
+    worktrees: { enabled: boolean; sets: WorktreeSetConfig[] };
+  };
   /** The file it was read from, or null for built-in defaults. */
   source: string | null;
 };

@@ -87,7 +87,10 @@ function settle<Facts>(members: JudgedClaim<Facts>[]): Settled<Facts> {
   );
   const others = claims
     .filter((_, k) => ordered[k] !== decisive)
-    .map((claim) => `${claim.provider} (${claim.kind} ${claim.path}) says ${verdictWords(claim.verdict)} (${claim.reason})`);
+    .map(
+      (claim) =>
+        `${claim.provider} (${claim.kind} ${claim.path}) says ${verdictWords(claim.verdict)} (${claim.reason})`,
+    );
   return {
     primary: primary as JudgedClaim<Facts>,
     verdict: {

@@ -141,6 +141,29 @@ export function truncateRegularFileSync(p: string, expected: { dev: number; ino:
   }
 }
 
+/**
+ * A tool's own state file (a JSON the user's tool writes in their home): followed through a link,
+ * since people keep such files in their dotfiles, but never a FIFO, nothing but a regular file, and
+ * at most `maxBytes`. Answers its text and its owner, or null where it does not exist.
+ */
+export async function readStateFile(p: string, maxBytes: number): Promise<{ text: string; uid: number } | null> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+    throw err;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error(`${p} is not a regular file`);
+    if (stats.size > maxBytes) throw new Error(`${p} is larger than ${maxBytes} bytes`);
+    return { text: await handle.readFile('utf8'), uid: stats.uid };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
 /** Reads a text file, or null where it does not exist. */
 export async function readFileOrNull(p: string): Promise<string | null> {
   try {

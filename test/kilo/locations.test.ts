@@ -1,10 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { kiloLocations } from '../../src/providers/kilo/layout.js';
-import { measureTree } from '../../src/safety/walk.js';
 import { itemAt } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
 import {
@@ -24,14 +22,7 @@ async function locationsFor(config: Record<string, unknown>, homes: string[], en
   const { writeFileSync } = await import('node:fs');
   writeFileSync(file, JSON.stringify(config));
   const loaded = await loadConfig({ file, env });
-  return kiloLocations({
-    config: loaded,
-    homes,
-    now: new Date(),
-    log: pino({ level: 'silent' }),
-    env,
-    measure: measureTree,
-  });
+  return kiloLocations({ config: loaded, homes, env });
 }
 
 describe('where kilo and opencode keep their data', () => {

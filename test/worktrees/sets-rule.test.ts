@@ -22,9 +22,10 @@ describe('worktrees: configured sets of agent worktrees', () => {
     const { report, exitCode } = await pass({ dir, config: w.config, only: ['worktrees'] });
 
     expect(exitCode).toBe(0);
+    // Both sets override built-in ones by name, so they are looked at in the built-ins' order.
     expect(report.providers.map((root) => [root.root, root.ok])).toEqual([
-      [w.workspace, true],
       [w.claude, true],
+      [w.workspace, true],
     ]);
     const verdict = (name: string) => {
       const item = itemAt(report, w.at(name));

@@ -4,7 +4,7 @@ import { readdirOrEmpty } from '../../safety/fs.js';
 import { managedPlace } from './layout.js';
 
 // The Agent Manager deletes a worktree by renaming it to this, then removing it in the background.
-const KILO_DELETE = /^\.kilo-delete-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const KILO_DELETE = /^\.kilo-delete-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The repositories whose `.kilo/worktrees` may hold the Agent Manager's half-deleted worktrees:

@@ -38,6 +38,21 @@ export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
   return found;
 }
 
+/**
+ * Owl's data folders alone, without touching the disk: what other judges must keep out of (a
+ * worktree set, say). The same places as owlLocations.
+ */
+export function owlDataDirs(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): string[] {
+  const section = ctx.config.providers.owl;
+  if (section.dataDir) return section.dataDir.map((dataDir) => path.resolve(dataDir));
+  const own = path.resolve(ctx.env.HOME || os.homedir());
+  return ctx.homes.map((home) =>
+    path.resolve(home) === own
+      ? path.join(xdg(ctx.env, 'XDG_DATA_HOME', path.join(own, '.local', 'share')), 'coding-owl')
+      : path.join(path.resolve(home), '.local', 'share', 'coding-owl'),
+  );
+}
+
 function xdg(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = env[name];
   return value && path.isAbsolute(value) ? value : fallback;

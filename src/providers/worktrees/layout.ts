@@ -1,8 +1,13 @@
 import path from 'node:path';
-import { expandHomes } from '../../config/homes.js';
+import { pathsOverlap } from '../../config/glob-overlap.js';
+import { expandUnder } from '../../config/homes.js';
 import { durationMs } from '../../config/duration.js';
-import type { GatherContext } from '../../core/types.js';
+import type { GatherContext, RootStatus } from '../../core/types.js';
 import { lstatOrNull, readdirOrEmpty, realpath } from '../../safety/fs.js';
+import { KILO_DELETE } from '../kilo/leftovers.js';
+import { StateAnchors, staticBases, type RootBase } from './anchors.js';
+import { claimedFolders } from './overlap.js';
+import { parseRoot } from './roots.js';
 
 export interface SetRoot {
   set: string;
@@ -12,30 +17,66 @@ export interface SetRoot {
   root: string;
 }
 
-/**
- * Every root of every configured set, after `~/` (once per home) and glob expansion, that is a
- * folder. A root that does not exist is a tool not used here: no entry, no error.
- */
-export async function setRoots(ctx: GatherContext): Promise<SetRoot[]> {
-  const found: SetRoot[] = [];
-  const seen = new Set<string>();
-  for (const set of ctx.config.providers.worktrees.sets) {
-    const patterns = set.roots.flatMap((root) =>
-      root === '~' || root.startsWith('~/') ? ctx.homes.map((home) => path.join(home, root.slice(1))) : [root],
-    );
-    for (const root of await expandHomes(patterns)) {
-      if (seen.has(root) || !(await isFolder(root))) continue;
-      seen.add(root);
-      found.push({ set: set.name, idleAfter: set.idleAfter, idleAfterMs: durationMs(set.idleAfter), root });
-    }
-  }
-  return found;
+export interface SetRoots {
+  roots: SetRoot[];
+  /** Tool state that could not be read, so some roots could not be known. */
+  problems: RootStatus[];
 }
 
-async function isFolder(root: string): Promise<boolean> {
-  const stats = await lstatOrNull(root);
+/**
+ * Every root of every enabled set, after its anchor (`~/` once per home, a tool's folder or its
+ * state) and glob expansion, that is a folder. A root that does not exist is a tool not used here:
+ * no entry, no error. A root that is itself a repository or worktree is no folder of worktrees, and
+ * one that lies in or holds another provider's folder is that provider's to judge (rule 16).
+ */
+export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
+  const found: SetRoot[] = [];
+  const problems = new Map<string, RootStatus>();
+  const seen = new Set<string>();
+  const state = new StateAnchors(ctx);
+  const claimed = claimedFolders(ctx);
+  for (const set of ctx.config.providers.worktrees.sets) {
+    if (!set.enabled) continue;
+    for (const text of set.roots) {
+      const start = parseRoot(text);
+      if (start.kind === 'invalid') continue;
+      let bases: RootBase[] | null = staticBases(start, ctx);
+      // A root a user's state names is taken as it is on disk: no link of theirs is followed.
+      const fromState = bases === null;
+      if (bases === null && start.kind === 'anchor') {
+        const read = await state.bases(start);
+        for (const problem of read.problems)
+          problems.set(problem.file, { provider: 'worktrees', root: problem.file, ok: false, error: problem.error });
+        bases = read.bases;
+      }
+      for (const { base, rest } of bases ?? []) {
+        for (const root of await expandUnder(base, rest)) {
+          const key = `${set.name}\0${root}`;
+          if (seen.has(key) || !(await isFolderOfWorktrees(root, !fromState))) continue;
+          seen.add(key);
+          const owner = claimed.find((folder) => pathsOverlap(root, folder.folder));
+          if (owner) {
+            ctx.log.debug({ set: set.name, root, claimedBy: owner.folder }, 'set root left to its own provider');
+            continue;
+          }
+          found.push({ set: set.name, idleAfter: set.idleAfter, idleAfterMs: durationMs(set.idleAfter), root });
+        }
+      }
+    }
+  }
+  return { roots: found, problems: [...problems.values()] };
+}
+
+async function isFolderOfWorktrees(root: string, followLink: boolean): Promise<boolean> {
+  if (!(await isFolder(root, followLink))) return false;
+  // A worktree's own subfolders (its submodules, say) are never a set's roots.
+  return !(await lstatOrNull(path.join(root, '.git')).catch(() => null));
+}
+
+async function isFolder(root: string, followLink: boolean): Promise<boolean> {
+  const stats = await lstatOrNull(root).catch(() => null);
   if (stats?.isDirectory()) return true;
-  if (!stats?.isSymbolicLink()) return false;
+  if (!followLink || !stats?.isSymbolicLink()) return false;
   // A configured root may be a link the administrator made (a tool's folder on another disk).
   try {
     return (await lstatOrNull(await realpath(root)))?.isDirectory() ?? false;
@@ -44,11 +85,15 @@ async function isFolder(root: string): Promise<boolean> {
   }
 }
 
-/** The direct children of a root that are linked worktrees: real folders with a `.git` file. */
+/**
+ * The direct children of a root that are linked worktrees: real folders with a `.git` file. The
+ * Agent Manager's `.kilo-delete-<uuid>` folders are left out: they are renamed worktrees on their
+ * way out, the kilo provider's to finish.
+ */
 export async function worktreesIn(root: string): Promise<string[]> {
   const children: string[] = [];
   for (const entry of await readdirOrEmpty(root)) {
-    if (!entry.isDirectory()) continue;
+    if (!entry.isDirectory() || KILO_DELETE.test(entry.name)) continue;
     const child = path.join(root, entry.name);
     if ((await lstatOrNull(path.join(child, '.git')))?.isFile()) children.push(child);
   }

@@ -6,26 +6,25 @@ import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
 import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
 import { scanNested, type NestedScan } from '../../worktree/nested.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
+import { describeSets, ownerNote } from './describe.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
 
-/** Git worktrees that agent tools leave in the configured sets of roots. */
+/** Git worktrees that agent tools leave in the built-in and configured sets of roots. */
 export const worktreesProvider: Provider = {
   name: 'worktrees',
   async claimedAreas(ctx) {
-    return (await setRoots(ctx)).map((root) => ({ owner: `worktrees set ${root.set}`, folder: root.root }));
+    return (await setRoots(ctx)).roots.map((root) => ({ owner: `worktrees set ${root.set}`, folder: root.root }));
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
-    const roots: RootStatus[] = [];
-    const found: Array<{ root: SetRoot; worktree: string }> = [];
-    const seen = new Set<string>();
-    for (const root of await setRoots(ctx)) {
+    const found = await setRoots(ctx);
+    const roots: RootStatus[] = [...found.problems];
+    // One path, one verdict (rule 16): a worktree that several sets find is judged once.
+    const claims = new Map<string, SetRoot[]>();
+    for (const root of found.roots) {
       try {
-        for (const worktree of await worktreesIn(root.root)) {
-          if (seen.has(worktree)) continue;
-          seen.add(worktree);
-          found.push({ root, worktree });
-        }
+        for (const worktree of await worktreesIn(root.root))
+          claims.set(worktree, [...(claims.get(worktree) ?? []), root]);
         roots.push({ provider: 'worktrees', root: root.root, ok: true });
       } catch (err) {
         roots.push({
@@ -37,15 +36,19 @@ export const worktreesProvider: Provider = {
       }
     }
     const nowMs = ctx.now.getTime();
-    const items = found.map(({ root, worktree }) => ({
-      root,
-      worktree,
-      policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs },
-    }));
+    const items = [...claims].map(([worktree, claimedBy]) => {
+      // The most cautious claim wins: the longest idleAfter.
+      const strictest = claimedBy.reduce((a, b) => (b.idleAfterMs > a.idleAfterMs ? b : a));
+      const sets = [...new Set(claimedBy.map((claim) => claim.set))];
+      return {
+        root: strictest,
+        sets,
+        worktree,
+        policy: { set: strictest.set, idleAfterMs: strictest.idleAfterMs, nowMs },
+      };
+    });
     const examined = await examineSetWorktrees(items, ctx.measure);
-    const candidates = items.map((item, k) =>
-      candidateFor(item.root, item.worktree, examined[k] as SetWorktreeEvidence, item.policy),
-    );
+    const candidates = items.map((item, k) => candidateFor(item, examined[k] as SetWorktreeEvidence));
     return { roots, candidates };
   },
 };
@@ -96,9 +99,21 @@ export async function examineSetWorktrees(
   return examined.map(({ evidence, newest, nested }) => ({ evidence, newest, nested }));
 }
 
-function candidateFor(root: SetRoot, worktree: string, examined: SetWorktreeEvidence, policy: IdlePolicy): Candidate {
+interface SetWorktree {
+  root: SetRoot;
+  /** Every set that found it, the strictest first. */
+  sets: string[];
+  worktree: string;
+  policy: IdlePolicy;
+}
+
+function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candidate {
+  const { root, worktree, policy } = item;
   const { evidence, newest, nested } = examined;
-  const judgement = judgeSetWorktree(evidence, newest, policy, nested);
+  const judged = judgeSetWorktree(evidence, newest, policy, nested);
+  const note = evidence.state === 'linked' ? ownerNote(item.sets, evidence.link) : null;
+  // The detail says which sets found the worktree, and what its tool's own record says of it.
+  const judgement = { ...judged, detail: `${describeSets(item.sets)}: ${judged.detail}${note ? `; ${note}` : ''}` };
   const candidate: Candidate = { provider: 'worktrees', kind: 'worktree', path: worktree, root: root.root, judgement };
   if (evidence.state !== 'linked') return candidate;
   candidate.alsoWatch = [evidence.link.adminDir];

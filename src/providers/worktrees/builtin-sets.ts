@@ -1,0 +1,46 @@
+/**
+ * The worktree roots of well-known agent tools, on unless the config turns one off by name. Each
+ * layout was read from the tool's own source or documentation; the README says where, and why each
+ * idleAfter differs from the 3d default where it does. A root that does not exist costs a failed
+ * lstat and says nothing.
+ */
+export interface BuiltInSet {
+  name: string;
+  /** The tool, as its makers write its name. */
+  tool: string;
+  roots: readonly string[];
+  idleAfter: string;
+}
+
+export const BUILT_IN_SETS: readonly BuiltInSet[] = [
+  // The Codex app: `$CODEX_HOME/worktrees/<4-hex id>/<repo>`, detached HEAD.
+  { name: 'codex', tool: 'Codex', roots: ['{codex-home}/worktrees/*'], idleAfter: '7d' },
+  // `claude --worktree`, subagents and the desktop app: `<repo>/.claude/worktrees/<name>`;
+  // older parallel sessions: `~/.claude-worktrees/<repo>/<name>`.
+  {
+    name: 'claude-code',
+    tool: 'Claude Code',
+    roots: ['{claude-projects}/.claude/worktrees', '~/.claude-worktrees/*'],
+    idleAfter: '3d',
+  },
+  // `~/.claude-squad/worktrees/<branch>_<hex>`; the default branch prefix `<user>/` adds a level.
+  {
+    name: 'claude-squad',
+    tool: 'claude-squad',
+    roots: ['~/.claude-squad/worktrees', '~/.claude-squad/worktrees/*'],
+    idleAfter: '7d',
+  },
+  { name: 'conductor', tool: 'Conductor', roots: ['~/conductor/workspaces/*'], idleAfter: '14d' },
+  { name: 'container-use', tool: 'container-use', roots: ['~/.config/container-use/worktrees'], idleAfter: '7d' },
+  { name: 'cursor', tool: 'Cursor', roots: ['~/.cursor/worktrees/*'], idleAfter: '3d' },
+  { name: 'vibe-kanban', tool: 'vibe-kanban', roots: ['/var/tmp/vibe-kanban/worktrees/*'], idleAfter: '3d' },
+  { name: 'opencode', tool: 'opencode', roots: ['{opencode-data}/worktree/*'], idleAfter: '3d' },
+  {
+    name: 'kilo',
+    tool: 'Kilo Code',
+    roots: ['{kilo-data}/worktree/*', '{kilo-projects}/.kilo/worktrees', '{kilo-projects}/.kilocode/worktrees'],
+    idleAfter: '3d',
+  },
+];
+
+export const builtInSet = (name: string): BuiltInSet | undefined => BUILT_IN_SETS.find((set) => set.name === name);

@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import { lstatOrNull, readStateFile } from '../../safety/fs.js';
+import { readWorktreeLink } from '../../worktree/link.js';
+import { ownedBy, type StateFolders } from './state-folders.js';
+
+/** `.claude.json` holds settings, caches and history too; tens of megabytes are seen. */
+const MAX_STATE_BYTES = 256 * 1024 * 1024;
+/** Claude Code rewrites `.claude.json` often; a read that catches it half-written is tried once more. */
+const RETRY_AFTER_MS = 250;
+
+/**
+ * The repositories Claude Code has worked in, from the `projects` entries of its `.claude.json`:
+ * `<home>/.claude.json`, and for the current user's own home `$CLAUDE_CONFIG_DIR/.claude.json` as
+ * well. A project may be a folder inside a repository or one of its linked worktrees; Claude Code
+ * makes `.claude/worktrees` at the repository's top, so that is what is answered.
+ */
+export async function claudeProjectRepos(home: string, env: NodeJS.ProcessEnv): Promise<StateFolders> {
+  const own = Boolean(env.HOME) && path.resolve(env.HOME as string) === path.resolve(home);
+  const files = [path.join(home, '.claude.json')];
+  const configDir = env.CLAUDE_CONFIG_DIR;
+  if (own && configDir && path.isAbsolute(configDir)) files.unshift(path.join(configDir, '.claude.json'));
+  const found: StateFolders = { repos: [], problems: [] };
+  const repos = new Set<string>();
+  for (const file of [...new Set(files)]) {
+    let state: { projects: string[]; uid: number } | null;
+    try {
+      state = await readProjects(file);
+    } catch (err) {
+      found.problems.push({ file, error: `${file} cannot be read: ${errorMessage(err)}` });
+      continue;
+    }
+    if (!state) continue;
+    for (const project of state.projects)
+      for (const repo of await repositoriesOf(project)) if (await ownedBy(repo, state.uid)) repos.add(repo);
+  }
+  found.repos = [...repos].sort();
+  return found;
+}
+
+async function readProjects(file: string): Promise<{ projects: string[]; uid: number } | null> {
+  for (let attempt = 0; ; attempt += 1) {
+    const read = await readStateFile(file, MAX_STATE_BYTES);
+    if (!read) return null;
+    try {
+      return { projects: projectKeys(JSON.parse(read.text) as unknown, file), uid: read.uid };
+    } catch (err) {
+      if (attempt > 0) throw err;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS));
+    }
+  }
+}
+
+function projectKeys(value: unknown, file: string): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${file} is not a JSON object`);
+  const projects = (value as { projects?: unknown }).projects;
+  if (projects === undefined) return [];
+  if (typeof projects !== 'object' || projects === null || Array.isArray(projects))
+    throw new Error(`${file}: projects is not an object of project folders`);
+  return Object.keys(projects).filter((key) => path.isAbsolute(key));
+}
+
+/**
+ * The top of the repository a project folder is in (the nearest folder upwards with a `.git`), and
+ * when that top is a linked worktree, its main worktree too. Only the project's own ancestors are
+ * looked at: no search of the disk.
+ */
+async function repositoriesOf(project: string): Promise<string[]> {
+  let folder = path.resolve(project);
+  for (;;) {
+    const marker = await lstatOrNull(path.join(folder, '.git')).catch(() => null);
+    if (marker) {
+      if (!marker.isFile()) return [folder];
+      const link = readWorktreeLink(folder);
+      return link.ok ? [folder, link.link.ownerRepo] : [folder];
+    }
+    const parent = path.dirname(folder);
+    if (parent === folder) return [];
+    folder = parent;
+  }
+}

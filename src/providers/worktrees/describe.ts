@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import { readRegularFileSync } from '../../safety/fs.js';
+import type { WorktreeLink } from '../../worktree/link.js';
+import { builtInSet } from './builtin-sets.js';
+
+/** "set codex (Codex)", or "sets claude-code (Claude Code) and mine": who found the worktree. */
+export function describeSets(names: readonly string[]): string {
+  const named = names.map((name) => {
+    const builtIn = builtInSet(name);
+    return builtIn ? `${name} (${builtIn.tool})` : name;
+  });
+  if (named.length === 1) return `set ${named[0]}`;
+  return `sets ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+}
+
+/** Larger than any metadata Codex writes; a bigger file is not Codex's. */
+const MAX_METADATA_BYTES = 64 * 1024;
+
+/**
+ * What the worktree's tool wrote about it, where it writes something: Codex keeps
+ * `codex-worktree.json` (and `codex-thread.json`) in the worktree's git folder, the folder
+ * `git rev-parse --git-path` names, which for a linked worktree is its admin entry.
+ */
+export function ownerNote(sets: readonly string[], link: WorktreeLink): string | null {
+  if (!sets.includes('codex')) return null;
+  const file = path.join(link.adminDir, 'codex-worktree.json');
+  let metadata: Record<string, unknown> | null;
+  try {
+    metadata = readJson(file);
+  } catch (err) {
+    return `Codex's ${file} cannot be read: ${errorMessage(err)}`;
+  }
+  if (!metadata) return `no codex-worktree.json in ${link.adminDir} names a Codex thread for it`;
+  let thread = text(metadata.ownerThreadId);
+  if (!thread) {
+    try {
+      thread = text(readJson(path.join(link.adminDir, 'codex-thread.json'))?.ownerThreadId);
+    } catch {
+      // The thread file only repeats the owner; without it the worktree is told as unbound.
+    }
+  }
+  const source = text(metadata.sourceRepoRoot);
+  const owner = thread ? `Codex thread ${thread}` : 'no Codex thread yet';
+  return `codex-worktree.json names ${owner}${source ? `, source repository ${source}` : ''}`;
+}
+
+function readJson(file: string): Record<string, unknown> | null {
+  const bytes = readRegularFileSync(file, MAX_METADATA_BYTES);
+  if (!bytes) return null;
+  const value: unknown = JSON.parse(bytes.toString('utf8'));
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);

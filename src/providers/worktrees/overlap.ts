@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { patternsOverlap } from '../../config/glob-overlap.js';
+import { kiloLocations, snapshotRoot } from '../kilo/layout.js';
+import { owlDataDirs } from '../owl/layout.js';
+import { watchfireRoots } from '../watchfire/layout.js';
+import { staticBases, type SetContext } from './anchors.js';
+import { parseRoot } from './roots.js';
+
+/** A folder whose contents another provider judges: no set root may lie in it or hold it. */
+export interface ClaimedFolder {
+  folder: string;
+  /** Whose, in words: "Owl's job worktrees". */
+  whose: string;
+}
+
+/** Every folder the enabled providers other than `worktrees` judge the contents of. */
+export function claimedFolders(ctx: SetContext): ClaimedFolder[] {
+  const providers = ctx.config.providers;
+  const claimed: ClaimedFolder[] = [];
+  if (providers.owl.enabled)
+    for (const data of owlDataDirs(ctx)) {
+      claimed.push({ folder: path.join(data, 'worktrees'), whose: "Coding Owl's job worktrees" });
+      claimed.push({ folder: path.join(data, 'worktree-config'), whose: "Coding Owl's worktree configs" });
+    }
+  if (providers.kilo.enabled)
+    for (const location of kiloLocations(ctx))
+      claimed.push({
+        folder: snapshotRoot(location.dataDir),
+        whose: `${location.app === 'opencode' ? "opencode's" : location.app === 'kilo' ? "Kilo Code's" : 'the'} checkpoint repositories`,
+      });
+  if (providers.watchfire.enabled)
+    for (const root of watchfireRoots(ctx)) claimed.push({ folder: root, whose: "Watchfire's agent homes" });
+  return claimed;
+}
+
+/** One enabled set's root as the config loader can see it: the text, and a pattern per home. */
+interface SeenRoot {
+  set: string;
+  root: string;
+  pattern: string;
+}
+
+/**
+ * The first overlap the config shows between a set's root and another provider's folder, or the
+ * roots of two sets (rule 16: one path, one judge), in words; null when there is none. Roots that
+ * only a tool's state can name (`{claude-projects}`, `{kilo-projects}`) are checked while a pass
+ * gathers instead. `homes` may be patterns here.
+ */
+export function findRootOverlap(ctx: SetContext): string | null {
+  const seen: SeenRoot[] = [];
+  for (const set of ctx.config.providers.worktrees.sets) {
+    if (!set.enabled) continue;
+    for (const root of set.roots) {
+      const start = parseRoot(root);
+      if (start.kind === 'invalid') continue;
+      for (const { base, rest } of staticBases(start, ctx) ?? [])
+        seen.push({ set: set.name, root, pattern: path.join(base, rest) });
+    }
+  }
+  const describe = (entry: SeenRoot) =>
+    entry.root === entry.pattern ? entry.root : `${entry.root} (${entry.pattern})`;
+  for (const entry of seen) {
+    for (const claimed of claimedFolders(ctx)) {
+      if (patternsOverlap(entry.pattern, claimed.folder))
+        return `providers.worktrees.sets: root ${describe(entry)} of set ${entry.set} overlaps ${claimed.whose} at ${claimed.folder}; both would judge the same trees`;
+    }
+  }
+  for (const [index, entry] of seen.entries()) {
+    for (const other of seen.slice(index + 1)) {
+      if (other.set !== entry.set && patternsOverlap(entry.pattern, other.pattern))
+        return `providers.worktrees.sets: root ${describe(entry)} of set ${entry.set} overlaps root ${describe(other)} of set ${other.set}; override or turn off one of them by name`;
+    }
+  }
+  return null;
+}
