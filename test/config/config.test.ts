@@ -33,7 +33,18 @@ describe('loadConfig', () => {
     expect(config.processCheck).toBe('auto');
     expect(config.reportDir).toBe(path.join(home, 'state', 'agent-janitor'));
     expect(config.providers.kilo.apps).toEqual(['kilo', 'opencode']);
-    expect(config.providers.worktrees.sets).toEqual([]);
+    // Every built-in set is on, none is configured.
+    expect(config.providers.worktrees.sets.map((set) => [set.name, set.enabled])).toEqual([
+      ['codex', true],
+      ['claude-code', true],
+      ['claude-squad', true],
+      ['conductor', true],
+      ['container-use', true],
+      ['cursor', true],
+      ['vibe-kanban', true],
+      ['opencode', true],
+      ['kilo', true],
+    ]);
     expect(config.source).toBeNull();
   });
 
@@ -69,10 +80,11 @@ providers:
     expect(config.providers.watchfire.enabled).toBe(false);
     expect(config.providers.kilo.enabled).toBe(true);
     expect(config.providers.owl.reviewAfter).toBe('3d');
-    expect(config.providers.worktrees.sets[0]).toEqual({
+    expect(config.providers.worktrees.sets.find((set) => set.name === 'vibe-kanban')).toEqual({
       name: 'vibe-kanban',
       roots: ['/var/tmp/vibe-kanban/worktrees/*'],
       idleAfter: '3d',
+      enabled: true,
     });
     expect(config.source).toBe(file);
   });
