@@ -130,7 +130,7 @@ async function quarantineCandidate(
     judgement: {
       decision: 'delete',
       reason: 'quarantine-leftover',
-      detail: `${path.basename(target)} is a checkpoint repository renamed for deletion whose removal did not finish`,
+      detail: `${path.basename(target)} is a checkpoint repository of ${appName(location.app)}, renamed for deletion, whose removal did not finish`,
     },
   };
   // Kilo removes its quarantine under the lock of the repository it was; never race it.
