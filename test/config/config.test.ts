@@ -89,6 +89,25 @@ providers:
     expect(config.source).toBe(file);
   });
 
+  it('names the file and key for a set that is not built in and has no roots, and for a name given twice', async () => {
+    const noRoots = configFile('providers:\n  worktrees:\n    sets:\n      - { name: mine, idleAfter: 2d }\n');
+    await expect(loadConfig({ file: noRoots, env: { HOME: '/nonexistent' } })).rejects.toThrow(
+      new RegExp(
+        `^${noRoots}: providers\\.worktrees\\.sets\\[0\\]\\.roots: set mine is not built in, so it needs roots`,
+      ),
+    );
+    const twice = configFile(
+      'providers:\n  worktrees:\n    sets:\n      - { name: codex, enabled: false }\n      - { name: codex, idleAfter: 9d }\n',
+    );
+    await expect(loadConfig({ file: twice, env: { HOME: '/nonexistent' } })).rejects.toThrow(
+      /providers\.worktrees\.sets\[1\]\.name: set codex is already named by providers\.worktrees\.sets\[0\]/,
+    );
+    const relative = configFile('providers:\n  worktrees:\n    sets:\n      - { name: rel, roots: [worktrees/*] }\n');
+    await expect(loadConfig({ file: relative, env: { HOME: '/nonexistent' } })).rejects.toThrow(
+      /sets\[0\]\.roots\[0\]: "worktrees\/\*": a root is an absolute path, or starts with ~\/ or an anchor/,
+    );
+  });
+
   it('lets command-line overrides win', async () => {
     const file = configFile('minAge: 2h\nhomes: [/a]\n');
     const config = await loadConfig({

@@ -296,6 +296,37 @@ describe('roots read from a tool state are taken with care', () => {
     expect(paths).not.toContain(theirWorktree);
   });
 
+  it('a .claude.json that cannot be read fails that root alone, naming the file; the other sets go on', async () => {
+    const root = tempDir('aj-tools-broken-');
+    const home = path.join(root, 'home');
+    const shop = makeRepo(path.join(home, 'src', 'shop'));
+    const cursor = path.join(home, '.cursor', 'worktrees', 'shop', 'Ab3dE');
+    mkdirSync(path.dirname(cursor), { recursive: true });
+    sh(shop, 'worktree', 'add', '-q', '--detach', cursor, 'HEAD');
+    const claudeJson = put(path.join(home, '.claude.json'), '{"projects": {"/home/ana/src/shop": {');
+    backdate(root, daysAgo(20));
+
+    const { report, exitCode } = await pass({
+      dir: tempDir(),
+      config: { homes: [home] },
+      only: ['worktrees'],
+      reportOnly: true,
+      env: ownHomeEnv(home),
+    });
+
+    expect(exitCode).toBe(1);
+    const broken = report.providers.filter((entry) => !entry.ok);
+    expect(broken).toEqual([
+      {
+        provider: 'worktrees',
+        root: claudeJson,
+        ok: false,
+        error: expect.stringContaining(`${claudeJson} cannot be read`),
+      },
+    ]);
+    expect(itemAt(report, cursor).verdict).toBe('would-delete');
+  });
+
   it('never takes a worktree for a folder of worktrees: no item for a submodule inside one', async () => {
     const root = tempDir('aj-tools-squad-');
     const home = path.join(root, 'home');
