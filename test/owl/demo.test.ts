@@ -36,6 +36,10 @@ describe('demo sandboxes of owl and worktrees', () => {
       'worktrees unfinished unique-commits',
       'worktrees would-delete idle-clean',
     ]);
+    // Two of the sandbox's tools are found by their built-in sets alone: Claude Code through its
+    // ~/.claude.json, the Codex app in ~/.codex/worktrees.
+    const setsSeen = new Set(dry.report.items.map((item) => /^set ([a-z-]+) \(/.exec(item.detail)?.[1]));
+    for (const set of ['claude-code', 'codex', 'vibe-kanban']) expect(setsSeen).toContain(set);
     const real = await pass({ dir, config, only: ['owl', 'worktrees'], env: ownHomeEnv(home) });
     expect(real.exitCode).toBe(0);
     expect(real.report.totals.deleted).toBe(dry.report.totals.wouldDelete);

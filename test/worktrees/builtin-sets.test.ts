@@ -164,6 +164,8 @@ describe('built-in worktree sets', () => {
     const twice = itemAt(report, featureAuth);
     expect(`${twice.verdict} ${twice.reason}`).toBe('kept not-idle');
     expect(twice.detail).toMatch(/^sets claude-code \(Claude Code\) and mine: .*idleAfter 60d of set mine/);
+    // Their common root is listed once.
+    expect(report.providers.filter((entry) => entry.root === path.dirname(featureAuth))).toHaveLength(1);
   });
 });
 

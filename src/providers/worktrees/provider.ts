@@ -21,17 +21,20 @@ export const worktreesProvider: Provider = {
     const roots: RootStatus[] = [...found.problems];
     // One path, one verdict (rule 16): a worktree that several sets find is judged once.
     const claims = new Map<string, SetRoot[]>();
-    for (const root of found.roots) {
+    // A folder that several sets name is listed (and reported) once, for all of them.
+    const bySetRoot = new Map<string, SetRoot[]>();
+    for (const root of found.roots) bySetRoot.set(root.root, [...(bySetRoot.get(root.root) ?? []), root]);
+    for (const [folder, setsHere] of bySetRoot) {
       try {
-        for (const worktree of await worktreesIn(root.root))
-          claims.set(worktree, [...(claims.get(worktree) ?? []), root]);
-        roots.push({ provider: 'worktrees', root: root.root, ok: true });
+        for (const worktree of await worktreesIn(folder))
+          claims.set(worktree, [...(claims.get(worktree) ?? []), ...setsHere]);
+        roots.push({ provider: 'worktrees', root: folder, ok: true });
       } catch (err) {
         roots.push({
           provider: 'worktrees',
-          root: root.root,
+          root: folder,
           ok: false,
-          error: `cannot list ${root.root}: ${errorMessage(err)}`,
+          error: `cannot list ${folder}: ${errorMessage(err)}`,
         });
       }
     }
