@@ -5,7 +5,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from './duration.js';
-import { findRootOverlap } from '../providers/worktrees/overlap.js';
+import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
 import { configSchema, type EffectiveConfig } from './schema.js';
 import { mergeWorktreeSets } from './worktree-sets.js';
 
@@ -32,7 +32,13 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`${where}: ${describeIssue(parsed.error.issues[0])}`);
   const config = complete(parsed.data, file === null ? null : path.resolve(file), where, options);
-  // Rule 16: roots that two judges would share are refused before anything is read.
+  // Rule 16: a built-in set steps aside where the config's own sets say otherwise; roots that two
+  // judges would still share are refused before anything is read.
+  const configured = new Set(parsed.data.providers.worktrees.sets.map((set) => set.name));
+  config.providers.worktrees.sets = yieldToConfiguredSets(
+    { config, homes: config.homes, env: options.env },
+    configured,
+  );
   const overlap = findRootOverlap({ config, homes: config.homes, env: options.env });
   if (overlap) throw new ConfigError(`${where}: ${overlap}`);
   return config;

@@ -230,9 +230,12 @@ describe('what `agent-janitor config` shows and refuses', () => {
       ['HOME/.local/share/opencode/snapshot', "opencode's checkpoint repositories"],
     ],
     [
-      "a built-in set's roots",
-      [{ name: 'my-codex', roots: ['~/.codex/worktrees/*'] }],
-      ['{codex-home}/worktrees/*', 'set codex', '~/.codex/worktrees/*', 'set my-codex'],
+      "another configured set's roots",
+      [
+        { name: 'agents', roots: ['~/agents/*'] },
+        { name: 'codex', roots: ['~/agents/codex'] },
+      ],
+      ['~/agents/* (HOME/agents/*) of set agents', '~/agents/codex (HOME/agents/codex) of set codex'],
     ],
   ])('exits 2 naming the roots when a set overlaps %s', async (_what, sets, named) => {
     const dir = tempDir();
@@ -247,16 +250,40 @@ describe('what `agent-janitor config` shows and refuses', () => {
     for (const text of named) expect(result.stderr).toContain(text.replace('HOME', home));
   });
 
-  it('takes the same root once the built-in set it overlapped is turned off; refuses an unknown anchor', async () => {
+  it('lets a configured set take a built-in set’s root (the built-in one steps aside); refuses an unknown anchor', async () => {
     const dir = tempDir();
     const home = path.join(dir, 'home');
     const env = ownHomeEnv(home);
-    const mine = { name: 'my-codex', roots: ['~/.codex/worktrees/*'] };
-    const accepted = await runCli(
-      ['config', '--config', configFile(dir, [mine, { name: 'codex', enabled: false }]), '--home', home],
+    // A config written before the built-in sets: its own set for claude-squad's folder, and one
+    // for a root of Claude Code's set.
+    const mine = [
+      { name: 'squad', roots: ['~/.claude-squad/worktrees'] },
+      { name: 'desktop', roots: ['~/.claude-worktrees/*'] },
+    ];
+    const accepted = await runCli(['config', '--config', configFile(dir, mine), '--home', home], { env });
+    expect(accepted.stderr).toBe('');
+    expect(accepted.code).toBe(0);
+    const sets = (parse(accepted.stdout.replace(/^#.*\n/, '')) as { providers: { worktrees: { sets: unknown[] } } })
+      .providers.worktrees.sets;
+    expect(sets).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'claude-squad',
+          roots: ['~/.claude-squad/worktrees', '~/.claude-squad/worktrees/*'],
+          idleAfter: '7d',
+          enabled: false,
+        },
+        { name: 'claude-code', roots: ['{claude-projects}/.claude/worktrees'], idleAfter: '3d', enabled: true },
+        { name: 'squad', roots: ['~/.claude-squad/worktrees'], idleAfter: '3d', enabled: true },
+      ]),
+    );
+    // Named in the config, the built-in set keeps its roots, and the overlap is refused.
+    const both = await runCli(
+      ['config', '--config', configFile(dir, [...mine, { name: 'claude-squad', idleAfter: '9d' }]), '--home', home],
       { env },
     );
-    expect(accepted.code).toBe(0);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('of set claude-squad overlaps root ~/.claude-squad/worktrees');
 
     const unknown = await runCli(
       ['config', '--config', configFile(dir, [{ name: 'x', roots: ['{nowhere}/worktrees'] }]), '--home', home],

@@ -3,7 +3,9 @@ import { patternsOverlap } from '../../config/glob-overlap.js';
 import { kiloLocations, snapshotRoot } from '../kilo/layout.js';
 import { owlDataDirs } from '../owl/layout.js';
 import { watchfireRoots } from '../watchfire/layout.js';
+import type { WorktreeSetConfig } from '../../config/schema.js';
 import { staticBases, type SetContext } from './anchors.js';
+import { builtInSet } from './builtin-sets.js';
 import { parseRoot } from './roots.js';
 
 /** A folder whose contents another provider judges: no set root may lie in it or hold it. */
@@ -33,6 +35,34 @@ export function claimedFolders(ctx: SetContext): ClaimedFolder[] {
   return claimed;
 }
 
+/** The patterns a root stands for, one per home (or data folder); none for a state anchor. */
+function patternsOf(root: string, ctx: SetContext): string[] {
+  const start = parseRoot(root);
+  if (start.kind === 'invalid') return [];
+  return (staticBases(start, ctx) ?? []).map(({ base, rest }) => path.join(base, rest));
+}
+
+/**
+ * A set the config names wins over a built-in set it does not name: each root of that built-in set
+ * which overlaps a root of a configured set steps aside, and a built-in set left with none is off.
+ * A config written before the built-in sets existed (its own set for claude-squad's folder, say)
+ * keeps working, with one judge per tree.
+ */
+export function yieldToConfiguredSets(ctx: SetContext, configured: ReadonlySet<string>): WorktreeSetConfig[] {
+  const sets = ctx.config.providers.worktrees.sets;
+  const theirs = sets
+    .filter((set) => set.enabled && configured.has(set.name))
+    .flatMap((set) => set.roots.flatMap((root) => patternsOf(root, ctx)));
+  return sets.map((set) => {
+    if (!builtInSet(set.name) || configured.has(set.name) || !set.enabled) return set;
+    const kept = set.roots.filter(
+      (root) => !patternsOf(root, ctx).some((mine) => theirs.some((pattern) => patternsOverlap(mine, pattern))),
+    );
+    if (kept.length === set.roots.length) return set;
+    return kept.length === 0 ? { ...set, enabled: false } : { ...set, roots: kept };
+  });
+}
+
 /** One enabled set's root as the config loader can see it: the text, and a pattern per home. */
 interface SeenRoot {
   set: string;
@@ -51,10 +81,7 @@ export function findRootOverlap(ctx: SetContext): string | null {
   for (const set of ctx.config.providers.worktrees.sets) {
     if (!set.enabled) continue;
     for (const root of set.roots) {
-      const start = parseRoot(root);
-      if (start.kind === 'invalid') continue;
-      for (const { base, rest } of staticBases(start, ctx) ?? [])
-        seen.push({ set: set.name, root, pattern: path.join(base, rest) });
+      for (const pattern of patternsOf(root, ctx)) seen.push({ set: set.name, root, pattern });
     }
   }
   const describe = (entry: SeenRoot) =>
