@@ -122,7 +122,7 @@ describe('built-in worktree sets', () => {
     expect(other.report.items.map((item) => item.path)).toEqual([unmoved]);
   });
 
-  it('overrides a built-in set by name in the keys given, turns one off, and judges a worktree two sets find once', async () => {
+  it('overrides a built-in set by name in the keys given, turns one off, and lets a configured root take one read from Claude Code’s state', async () => {
     const w = await toolsWorld();
     const elsewhere = codexAppWorktree(w.shop, path.join(w.home, 'elsewhere', 'f7a8', 'shop'), 'thread-3');
     backdate(path.dirname(path.dirname(elsewhere)), daysAgo(20));
@@ -158,13 +158,13 @@ describe('built-in worktree sets', () => {
     const conductor = itemAt(report, w.made.conductor?.[0] as string);
     expect(`${conductor.verdict} ${conductor.reason}`).toBe('kept not-idle');
     expect(conductor.detail).toContain('idleAfter 30d of set conductor');
-    // Found by claude-code (3d) and by mine (60d): one item, judged by the more cautious set.
+    // Claude Code's repository root is also mine's: the root read from its state gives way, and the
+    // folder is listed once, its worktrees judged by mine alone.
     const featureAuth = path.join(w.shop, '.claude', 'worktrees', 'feature-auth');
     expect(paths.filter((p) => p === featureAuth)).toHaveLength(1);
-    const twice = itemAt(report, featureAuth);
-    expect(`${twice.verdict} ${twice.reason}`).toBe('kept not-idle');
-    expect(twice.detail).toMatch(/^sets claude-code \(Claude Code\) and mine: .*idleAfter 60d of set mine/);
-    // Their common root is listed once.
+    const once = itemAt(report, featureAuth);
+    expect(`${once.verdict} ${once.reason}`).toBe('kept not-idle');
+    expect(once.detail).toMatch(/^set mine: .*idleAfter 60d of set mine/);
     expect(report.providers.filter((entry) => entry.root === path.dirname(featureAuth))).toHaveLength(1);
   });
 });
@@ -354,6 +354,36 @@ describe('roots read from a tool state are taken with care', () => {
       },
     ]);
     expect(itemAt(report, cursor).verdict).toBe('would-delete');
+  });
+
+  it('leaves what Claude Code made inside another tool’s worktree to that tool’s set: no overlap, one item', async () => {
+    const root = tempDir('aj-tools-nested-');
+    const home = path.join(root, 'home');
+    const shop = makeRepo(path.join(home, 'src', 'shop'));
+    // Conductor runs Claude Code in its workspace; Claude Code records the workspace as a project
+    // and isolates a background agent in a worktree of its own there.
+    const workspace = addWorktree(shop, path.join(home, 'conductor', 'workspaces', 'shop', 'lisbon'), 'ana/lisbon');
+    const agent = addWorktree(
+      shop,
+      path.join(workspace, '.claude', 'worktrees', 'agent-9f8e7d6c'),
+      'worktree-agent-9f8e7d6c',
+    );
+    put(path.join(home, '.claude.json'), JSON.stringify({ projects: { [workspace]: {} } }));
+    backdate(root, daysAgo(20));
+
+    const { report, exitCode } = await pass({
+      dir: tempDir(),
+      config: { homes: [home] },
+      only: ['worktrees'],
+      reportOnly: true,
+      env: ownHomeEnv(home),
+    });
+
+    expect(exitCode).toBe(0);
+    expect(report.items.map((item) => item.path)).toEqual([workspace]);
+    expect(report.items[0]?.detail).toMatch(/^set conductor \(Conductor\): /);
+    expect(report.items[0]?.verdict).not.toMatch(/delete/);
+    expect(report.providers.map((entry) => entry.root)).not.toContain(path.dirname(agent));
   });
 
   it('never takes a worktree for a folder of worktrees: no item for a submodule inside one', async () => {

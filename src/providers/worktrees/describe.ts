@@ -4,14 +4,10 @@ import { readRegularFileSync } from '../../safety/fs.js';
 import type { WorktreeLink } from '../../worktree/link.js';
 import { builtInSet } from './builtin-sets.js';
 
-/** "set codex (Codex)", or "sets claude-code (Claude Code) and mine": who found the worktree. */
-export function describeSets(names: readonly string[]): string {
-  const named = names.map((name) => {
-    const builtIn = builtInSet(name);
-    return builtIn ? `${name} (${builtIn.tool})` : name;
-  });
-  if (named.length === 1) return `set ${named[0]}`;
-  return `sets ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+/** "set codex (Codex)": who found the worktree. */
+export function describeSet(name: string): string {
+  const builtIn = builtInSet(name);
+  return builtIn ? `set ${name} (${builtIn.tool})` : `set ${name}`;
 }
 
 /** Larger than any metadata Codex writes; a bigger file is not Codex's. */
@@ -22,8 +18,8 @@ const MAX_METADATA_BYTES = 64 * 1024;
  * `codex-worktree.json` (and `codex-thread.json`) in the worktree's git folder, the folder
  * `git rev-parse --git-path` names, which for a linked worktree is its admin entry.
  */
-export function ownerNote(sets: readonly string[], link: WorktreeLink): string | null {
-  if (!sets.includes('codex')) return null;
+export function ownerNote(set: string, link: WorktreeLink): string | null {
+  if (set !== 'codex') return null;
   const file = path.join(link.adminDir, 'codex-worktree.json');
   let metadata: Record<string, unknown> | null;
   try {

@@ -15,6 +15,8 @@ export interface SetRoot {
   idleAfterMs: number;
   /** A folder whose direct children are worktrees. */
   root: string;
+  /** Named by a tool's state (`{claude-projects}`, `{kilo-projects}`) rather than by the config. */
+  fromState: boolean;
 }
 
 export interface SetRoots {
@@ -59,12 +61,42 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
             ctx.log.debug({ set: set.name, root, claimedBy: owner.folder }, 'set root left to its own provider');
             continue;
           }
-          found.push({ set: set.name, idleAfter: set.idleAfter, idleAfterMs: durationMs(set.idleAfter), root });
+          found.push({
+            set: set.name,
+            idleAfter: set.idleAfter,
+            idleAfterMs: durationMs(set.idleAfter),
+            root,
+            fromState,
+          });
         }
       }
     }
   }
-  return { roots: found, problems: [...problems.values()] };
+  return { roots: withoutNestedStateRoots(found, ctx), problems: [...problems.values()] };
+}
+
+/**
+ * A root read from a tool's state that is, lies in or holds another set's root is dropped: Claude
+ * Code records the worktrees of Conductor, vibe-kanban or Codex it worked in as its projects, and
+ * what it made inside them is judged with the tree that holds it, by that tree's set.
+ */
+function withoutNestedStateRoots(found: SetRoot[], ctx: GatherContext): SetRoot[] {
+  const kept: SetRoot[] = [];
+  for (const [index, root] of found.entries()) {
+    const other = found.find(
+      (candidate, at) =>
+        candidate.set !== root.set &&
+        pathsOverlap(root.root, candidate.root) &&
+        root.fromState &&
+        (!candidate.fromState || at < index),
+    );
+    if (other) {
+      ctx.log.debug({ set: root.set, root: root.root, coveredBy: other.root }, 'set root covered by another set');
+      continue;
+    }
+    kept.push(root);
+  }
+  return kept;
 }
 
 async function isFolderOfWorktrees(root: string, followLink: boolean): Promise<boolean> {

@@ -6,7 +6,7 @@ import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
 import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
 import { scanNested, type NestedScan } from '../../worktree/nested.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
-import { describeSets, ownerNote } from './describe.js';
+import { describeSet, ownerNote } from './describe.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
 
@@ -19,37 +19,28 @@ export const worktreesProvider: Provider = {
   async gather(ctx: GatherContext): Promise<Gathering> {
     const found = await setRoots(ctx);
     const roots: RootStatus[] = [...found.problems];
-    // One path, one verdict (rule 16): a worktree that several sets find is judged once.
-    const claims = new Map<string, SetRoot[]>();
-    // A folder that several sets name is listed (and reported) once, for all of them.
-    const bySetRoot = new Map<string, SetRoot[]>();
-    for (const root of found.roots) bySetRoot.set(root.root, [...(bySetRoot.get(root.root) ?? []), root]);
-    for (const [folder, setsHere] of bySetRoot) {
+    // No two sets share a folder (the config check refuses it, a root read from a tool's state
+    // gives way), so each worktree belongs to one set.
+    const nowMs = ctx.now.getTime();
+    const items: SetWorktree[] = [];
+    for (const root of found.roots) {
       try {
-        for (const worktree of await worktreesIn(folder))
-          claims.set(worktree, [...(claims.get(worktree) ?? []), ...setsHere]);
-        roots.push({ provider: 'worktrees', root: folder, ok: true });
+        for (const worktree of await worktreesIn(root.root))
+          items.push({
+            root,
+            worktree,
+            policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs },
+          });
+        roots.push({ provider: 'worktrees', root: root.root, ok: true });
       } catch (err) {
         roots.push({
           provider: 'worktrees',
-          root: folder,
+          root: root.root,
           ok: false,
-          error: `cannot list ${folder}: ${errorMessage(err)}`,
+          error: `cannot list ${root.root}: ${errorMessage(err)}`,
         });
       }
     }
-    const nowMs = ctx.now.getTime();
-    const items = [...claims].map(([worktree, claimedBy]) => {
-      // The most cautious claim wins: the longest idleAfter.
-      const strictest = claimedBy.reduce((a, b) => (b.idleAfterMs > a.idleAfterMs ? b : a));
-      const sets = [...new Set(claimedBy.map((claim) => claim.set))];
-      return {
-        root: strictest,
-        sets,
-        worktree,
-        policy: { set: strictest.set, idleAfterMs: strictest.idleAfterMs, nowMs },
-      };
-    });
     const examined = await examineSetWorktrees(items, ctx.measure);
     const candidates = items.map((item, k) => candidateFor(item, examined[k] as SetWorktreeEvidence));
     return { roots, candidates };
@@ -104,8 +95,6 @@ export async function examineSetWorktrees(
 
 interface SetWorktree {
   root: SetRoot;
-  /** Every set that found it, the strictest first. */
-  sets: string[];
   worktree: string;
   policy: IdlePolicy;
 }
@@ -114,9 +103,9 @@ function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candida
   const { root, worktree, policy } = item;
   const { evidence, newest, nested } = examined;
   const judged = judgeSetWorktree(evidence, newest, policy, nested);
-  const note = evidence.state === 'linked' ? ownerNote(item.sets, evidence.link) : null;
-  // The detail says which sets found the worktree, and what its tool's own record says of it.
-  const judgement = { ...judged, detail: `${describeSets(item.sets)}: ${judged.detail}${note ? `; ${note}` : ''}` };
+  const note = evidence.state === 'linked' ? ownerNote(root.set, evidence.link) : null;
+  // The detail says which set found the worktree, and what its tool's own record says of it.
+  const judgement = { ...judged, detail: `${describeSet(root.set)}: ${judged.detail}${note ? `; ${note}` : ''}` };
   const candidate: Candidate = { provider: 'worktrees', kind: 'worktree', path: worktree, root: root.root, judgement };
   if (evidence.state !== 'linked') return candidate;
   candidate.alsoWatch = [evidence.link.adminDir];
