@@ -235,7 +235,10 @@ describe('what `agent-janitor config` shows and refuses', () => {
         { name: 'agents', roots: ['~/agents/*'] },
         { name: 'codex', roots: ['~/agents/codex'] },
       ],
-      ['~/agents/* (HOME/agents/*) of set agents', '~/agents/codex (HOME/agents/codex) of set codex'],
+      [
+        'worktrees set agents (~/agents/*, that is HOME/agents/*)',
+        'worktrees set codex (~/agents/codex, that is HOME/agents/codex)',
+      ],
     ],
   ])('exits 2 naming the roots when a set overlaps %s', async (_what, sets, named) => {
     const dir = tempDir();
@@ -283,7 +286,8 @@ describe('what `agent-janitor config` shows and refuses', () => {
       { env },
     );
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain('of set claude-squad overlaps root ~/.claude-squad/worktrees');
+    expect(both.stderr).toContain('worktrees set claude-squad (~/.claude-squad/worktrees');
+    expect(both.stderr).toContain('and worktrees set squad (~/.claude-squad/worktrees');
 
     const unknown = await runCli(
       ['config', '--config', configFile(dir, [{ name: 'x', roots: ['{nowhere}/worktrees'] }]), '--home', home],

@@ -10,6 +10,8 @@ import { parseRoot } from './roots.js';
 
 /** A folder whose contents another provider judges: no set root may lie in it or hold it. */
 export interface ClaimedFolder {
+  /** The provider, as the overlap messages of the pass name it. */
+  owner: 'owl' | 'kilo' | 'watchfire';
   folder: string;
   /** Whose, in words: "Owl's job worktrees". */
   whose: string;
@@ -21,17 +23,23 @@ export function claimedFolders(ctx: SetContext): ClaimedFolder[] {
   const claimed: ClaimedFolder[] = [];
   if (providers.owl.enabled)
     for (const data of owlDataDirs(ctx)) {
-      claimed.push({ folder: path.join(data, 'worktrees'), whose: "Coding Owl's job worktrees" });
-      claimed.push({ folder: path.join(data, 'worktree-config'), whose: "Coding Owl's worktree configs" });
+      claimed.push({ owner: 'owl', folder: path.join(data, 'worktrees'), whose: "Coding Owl's job worktrees" });
+      claimed.push({
+        owner: 'owl',
+        folder: path.join(data, 'worktree-config'),
+        whose: "Coding Owl's worktree configs",
+      });
     }
   if (providers.kilo.enabled)
     for (const location of kiloLocations(ctx))
       claimed.push({
+        owner: 'kilo',
         folder: snapshotRoot(location.dataDir),
         whose: `${location.app === 'opencode' ? "opencode's" : location.app === 'kilo' ? "Kilo Code's" : 'the'} checkpoint repositories`,
       });
   if (providers.watchfire.enabled)
-    for (const root of watchfireRoots(ctx)) claimed.push({ folder: root, whose: "Watchfire's agent homes" });
+    for (const root of watchfireRoots(ctx))
+      claimed.push({ owner: 'watchfire', folder: root, whose: "Watchfire's agent homes" });
   return claimed;
 }
 
@@ -84,18 +92,19 @@ export function findRootOverlap(ctx: SetContext): string | null {
       for (const pattern of patternsOf(root, ctx)) seen.push({ set: set.name, root, pattern });
     }
   }
+  // Worded as the pass words the overlaps it finds on disk, so both read alike.
   const describe = (entry: SeenRoot) =>
-    entry.root === entry.pattern ? entry.root : `${entry.root} (${entry.pattern})`;
+    `worktrees set ${entry.set} (${entry.root === entry.pattern ? entry.root : `${entry.root}, that is ${entry.pattern}`})`;
   for (const entry of seen) {
     for (const claimed of claimedFolders(ctx)) {
       if (patternsOverlap(entry.pattern, claimed.folder))
-        return `providers.worktrees.sets: root ${describe(entry)} of set ${entry.set} overlaps ${claimed.whose} at ${claimed.folder}; both would judge the same trees`;
+        return `${describe(entry)} and ${claimed.owner} (${claimed.folder}, ${claimed.whose}) overlap: both would judge the same folders; change the roots, or disable one of them`;
     }
   }
   for (const [index, entry] of seen.entries()) {
     for (const other of seen.slice(index + 1)) {
       if (other.set !== entry.set && patternsOverlap(entry.pattern, other.pattern))
-        return `providers.worktrees.sets: root ${describe(entry)} of set ${entry.set} overlaps root ${describe(other)} of set ${other.set}; override or turn off one of them by name`;
+        return `${describe(entry)} and ${describe(other)} overlap: both would judge the same folders; change the roots, or turn one of them off by name`;
     }
   }
   return null;
