@@ -46,7 +46,7 @@ export function inspectProcess(dir: string): Inspection {
     }
     const fdDir = path.join(dir, 'fd');
     for (const fd of readdirNamesSync(fdDir)) {
-      const link = path.join(fdDir, fd);
+      const link = `${fdDir}/${fd}`;
       const stats = statProcLinkSync(link);
       if (!stats || stats.isSocket()) continue;
       view.identities.push(stats.dev, stats.ino);
