@@ -1,6 +1,6 @@
 import { bindMountsOf } from './bind-sources.js';
 import { realpathSync } from './fs.js';
-import { pidsInside } from './inspect.js';
+import { pidsInside, union } from './inspect.js';
 import type { ProcessTable } from './processes.js';
 import { pidsHoldingAny, type TreeInodes } from './walk-watch.js';
 
@@ -10,9 +10,7 @@ import { pidsHoldingAny, type TreeInodes } from './walk-watch.js';
  * or by identity (any inode the plan's walk saw), or a mount namespace that has mounted it since.
  */
 export function arrivalSince(processes: ProcessTable, doomed: string, inodes: TreeInodes | null): string | null {
-  const byPath = pidsInside(processes, doomed);
-  const byIdentity = inodes ? pidsHoldingAny(processes.identities, inodes) : [];
-  const pids = [...new Set([...byPath, ...byIdentity])].sort((a, b) => a - b);
+  const pids = union(pidsInside(processes, doomed), inodes ? pidsHoldingAny(processes.identities, inodes) : []);
   if (pids.length > 0)
     return `process ${pids.slice(0, 5).join(', ')} got inside after it was judged (working directory, root, an open file or a mapping)`;
   const mounts = bindMountsOf(processes.mounts, canonical(doomed));
