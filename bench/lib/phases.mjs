@@ -1,10 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { HOLDERS, startHolders } from './holders.mjs';
 import { countVerdicts, CLI, runJanitor, runProbe } from './janitor.mjs';
 import { measure } from './measure.mjs';
 import { interleave } from './samples.mjs';
 
-/** `run --report-only` against `du -sb` over the same roots, with the walk alone and a bare Node loop beside them. */
+/**
+ * `run --report-only` against `du -sb` over the same roots, with the walk alone and a bare Node
+ * loop beside them, and the same pass on a host where 500 processes hold 50,000 files open (the
+ * /proc scan by path and identity, and each walked entry looked up among those files).
+ */
 export async function reportOnlyPhase(fleet, samples, reps, log) {
   const expected = fleet.deadItems.length;
   await interleave(
@@ -12,6 +17,7 @@ export async function reportOnlyPhase(fleet, samples, reps, log) {
     reps,
     [
       ['report-only', async () => checkReportOnly(await runJanitor(fleet, { reportOnly: true }), expected)],
+      ['report-only, busy host', () => busyHostPass(fleet, expected)],
       ['du', () => measure('du', ['-sb', ...fleet.roots])],
       ['report-only session homes', () => runJanitor(fleet, { reportOnly: true, extra: ['--only', 'watchfire'] })],
       ['du session homes', () => measure('du', ['-sb', ...fleet.watchfireRoots])],
@@ -24,6 +30,19 @@ export async function reportOnlyPhase(fleet, samples, reps, log) {
   const floor = samples.all('node lstat loop')[0].printed;
   if (walk.bytes !== floor.bytes || walk.entries !== floor.entries) {
     throw new Error(`the walk and the bare loop disagree: ${JSON.stringify(walk)} vs ${JSON.stringify(floor)}`);
+  }
+}
+
+async function busyHostPass(fleet, expected) {
+  const stop = await startHolders(fleet.dir);
+  try {
+    const result = checkReportOnly(await runJanitor(fleet, { reportOnly: true }), expected);
+    const { inspected } = result.report.processCheck;
+    if (inspected < HOLDERS)
+      throw new Error(`busy host: the pass inspected ${inspected} processes, fewer than the ${HOLDERS} holders`);
+    return result;
+  } finally {
+    await stop();
   }
 }
 

@@ -37,6 +37,14 @@ export function buildRows(samples, fleet) {
       '`du -sb`',
       '—',
     );
+    pair(
+      '`run --report-only` with 500 processes holding 50,000 files open (process)',
+      'report-only, busy host',
+      'report-only',
+      '`run --report-only` without them',
+      '≤ 1.10 ×',
+      1.1,
+    );
     pair('the walk alone (`measureTree`, process)', 'walk', 'du', '`du -sb`', '—');
     pair('floor: bare Node `readdirSync`+`lstatSync` loop (process)', 'node lstat loop', 'du', '`du -sb`', '—');
   }

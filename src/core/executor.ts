@@ -6,13 +6,17 @@ import { asOwner, deleteIdentity, type Owner } from '../safety/owner.js';
 import { moveToQuarantine, quarantinedName } from '../safety/quarantine.js';
 import { removeTree } from '../safety/remove.js';
 import { lstatOrNullSync, renameSync } from '../safety/fs.js';
-import { pidsInside, type InspectedFacts } from '../safety/inspect.js';
+import type { InspectedFacts } from '../safety/inspect.js';
+import { arrivalSince } from '../safety/late-arrival.js';
 import type { ProcessTable } from '../safety/processes.js';
+import type { TreeInodes } from '../safety/walk-watch.js';
 
 export interface PlannedDeletion {
   candidate: Candidate;
   facts: InspectedFacts | null;
   item: ReportItem;
+  /** The inodes the plan's walk saw in it, for the last look at /proc (absent: by path only). */
+  inodes?: TreeInodes | null;
 }
 
 export interface ExecuteOptions {
@@ -20,8 +24,8 @@ export interface ExecuteOptions {
   /** Called after each deletion, for the audit log. */
   onDeleted(item: ReportItem): Promise<void>;
   /**
-   * A fresh scan of /proc, taken once after every target is in quarantine and before any is
-   * removed; absent when processes are not checked.
+   * A fresh scan of /proc (paths, identities, mounts), taken once after every target is in
+   * quarantine and before any is removed; absent when processes are not checked.
    */
   rescanProcesses?: () => ProcessTable;
 }
@@ -35,7 +39,8 @@ interface Staged extends PlannedDeletion {
 /**
  * Carries out the deletions of a plan in three steps: every tree target is renamed into its
  * quarantine (quarantines first); one fresh look at /proc; then each is removed, unless a process
- * got inside after the plan (it is put back and refused). A process cannot wander into a
+ * got inside after the plan, by its path or by the identity of anything the plan's walk saw in it,
+ * or a mount namespace mounted it (it is put back and refused). A process cannot wander into a
  * quarantine by its old path, so one look covers every target. Each item is one try: a failure is
  * logged with its error, counted as `failed`, and the rest go on. Answers what it touched.
  */
@@ -54,9 +59,9 @@ export async function executePlan(plan: readonly PlannedDeletion[], options: Exe
   for (const entry of staged) {
     const { item } = entry;
     try {
-      const pids = processes ? pidsInside(processes, entry.doomed) : [];
-      if (pids.length > 0) {
-        touched.push(refuseLateArrival(entry, pids));
+      const arrival = processes ? arrivalSince(processes, entry.doomed, entry.inodes ?? null) : null;
+      if (arrival) {
+        touched.push(refuseLateArrival(entry, arrival));
         continue;
       }
       await remove(entry, options.log);
@@ -109,8 +114,8 @@ async function remove(entry: Staged, log: Logger): Promise<void> {
   await removal.apply(context);
 }
 
-/** A process got inside after the plan: the folder goes back where it was, and is refused. */
-function refuseLateArrival(entry: Staged, pids: number[]): ReportItem {
+/** A process got inside after the plan (or a mount of it appeared): the folder goes back where it was, and is refused. */
+function refuseLateArrival(entry: Staged, arrival: string): ReportItem {
   const { item, candidate } = entry;
   let where = 'left alone';
   if (
@@ -128,7 +133,7 @@ function refuseLateArrival(entry: Staged, pids: number[]): ReportItem {
   }
   item.verdict = 'refused';
   item.reason = 'in-use';
-  item.detail = `process ${pids.slice(0, 5).join(', ')} got inside after it was judged (working directory, root, an open file or a mapping); ${where}`;
+  item.detail = `${arrival}; ${where}`;
   return item;
 }
 

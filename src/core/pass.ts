@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { durationMs } from '../config/duration.js';
 import { expandHomes } from '../config/homes.js';
@@ -7,6 +8,7 @@ import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
+import { WalkWatch } from '../safety/walk-watch.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
 import { appendAudit, writeReport } from '../outputs/report-files.js';
@@ -37,7 +39,7 @@ export interface PassResult {
   exitCode: 0 | 1;
 }
 
-/** One reconcile pass: lock, gather, inspect, judge, apply (unless report-only), report. */
+/** One reconcile pass: lock, scan /proc, gather, inspect, judge, apply (unless report-only), report. */
 export async function runPass(options: PassOptions): Promise<PassResult> {
   const homes = await expandHomes(options.config.homes);
   await rejectOverlappingRoots(options.providers, {
@@ -65,9 +67,13 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const mode = options.reportOnly ? 'report-only' : 'delete';
   log.debug({ homes }, 'homes');
 
+  // /proc is read before any walk, so that each walk (most happen while the providers gather, through
+  // the shared cache) looks every entry up among the files processes hold: one walk, both tests.
+  const processes = config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
+  const watch = processes?.visible ? new WalkWatch(processes.identities, !options.reportOnly) : null;
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
-  const measure = createTreeCache();
+  const measure = createTreeCache(watch ? (root) => watch.visitorFor(root) : undefined);
   for (const provider of selectProviders(options.providers, config, options.only)) {
     try {
       const gathered = await provider.gather({
@@ -86,7 +92,6 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
     }
   }
 
-  const processes = config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
   const liveness: Liveness = describeLiveness(processes);
   const policy = { minAgeMs: durationMs(config.minAge), processCheck: config.processCheck, mode } as const;
   const judgedAt = clock().getTime();
@@ -94,7 +99,7 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const judged: Array<JudgedClaim<InspectedFacts | null>> = [];
   const placeOf = createPlaceFinder();
   for (const candidate of candidates) {
-    const facts = inspectCandidate(candidate, processes, measure);
+    const facts = inspectCandidate(candidate, processes, measure, watch);
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
     judged.push({ candidate, facts, verdict, place: candidate.path === null ? null : placeOf(candidate.path) });
@@ -114,8 +119,12 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
       ...(claims.length > 0 ? { claimedBy: claims } : {}),
     };
     items.push(item);
-    if (verdict.verdict === 'delete') deletions.push({ candidate, facts, item });
+    if (verdict.verdict === 'delete') {
+      const inodes = candidate.path === null ? null : (watch?.inodesOf(path.resolve(candidate.path)) ?? null);
+      deletions.push({ candidate, facts, item, inodes });
+    }
   }
+  watch?.clear();
 
   await options.onPlanned?.(items);
   if (deletions.length > 0) {

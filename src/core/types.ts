@@ -98,8 +98,10 @@ export interface SafetyFacts {
   newestWriteMs: number | null;
   /** Newest write of anything but a folder (the age of a half-deleted quarantine). */
   newestFileWriteMs: number | null;
-  /** Pids with a working directory, root, open file or mapping inside. */
+  /** Pids with a working directory, root, open file or mapping inside (by path or by identity). */
   processesInside: number[];
+  /** Mount namespaces that have it, or a folder inside it, mounted elsewhere: one sentence each. */
+  mountedElsewhere?: string[];
   /** Why the walk could not finish (EACCES somewhere), if it could not. */
   walkError?: string;
 }

@@ -39,6 +39,12 @@ export const mkdirSync = (p: string, mode?: number): string | undefined => fs.mk
 export const mkdirExclusiveSync = (p: string, mode: number): void => fs.mkdirSync(p, { mode });
 export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void =>
   fs.writeFileSync(p, data, { flag: 'wx', mode });
+/**
+ * stat() that follows a link, for /proc's links only (`/proc/<pid>/fd/3`, `cwd`, `root`): the
+ * kernel resolves them to the very file a process holds, whatever mount namespace it is in. Never
+ * used on a candidate. Null where the entry is gone (the descriptor was closed meanwhile).
+ */
+export const statProcLinkSync = (p: string): Stats | null => fs.statSync(p, { throwIfNoEntry: false }) ?? null;
 
 /** Reads a directory's entries, or an empty list where the directory does not exist. */
 export async function readdirOrEmpty(p: string): Promise<Dirent[]> {

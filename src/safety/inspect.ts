@@ -3,18 +3,25 @@ import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
 import { realpathSync } from './fs.js';
+import { bindMountsOf } from './bind-sources.js';
 import { processesInside, type ProcessTable } from './processes.js';
 import { measureTree, type TreeFacts } from './walk.js';
+import type { WalkWatch } from './walk-watch.js';
 
 export interface InspectedFacts extends SafetyFacts {
   path: PathFacts;
 }
 
-/** Gathers the safety facts of one candidate's folder: rule 2's path checks, one walk, the processes inside. */
+/**
+ * Gathers the safety facts of one candidate's folder: rule 2's path checks, one walk, the processes
+ * inside (by path, and by identity through `watch`, which rode on the walk), and the mount
+ * namespaces that have it mounted elsewhere.
+ */
 export function inspectCandidate(
   candidate: Candidate,
   processes: ProcessTable | null,
   measure: (root: string) => TreeFacts = measureTree,
+  watch: WalkWatch | null = null,
 ): InspectedFacts | null {
   if (candidate.path === null) return null;
   const target = path.resolve(candidate.path);
@@ -53,7 +60,11 @@ export function inspectCandidate(
       // A watched companion that is gone has no write to count.
     }
   }
-  if (processes) facts.processesInside = pidsMatching(processes, target, canonicalOrNull(target));
+  if (processes) {
+    const canonical = canonicalOrNull(target);
+    facts.processesInside = union(pidsMatching(processes, target, canonical), watch?.pidsInside(target) ?? []);
+    facts.mountedElsewhere = bindMountsOf(processes.mounts, canonical ?? target);
+  }
   return facts;
 }
 
@@ -63,9 +74,12 @@ export function pidsInside(processes: ProcessTable, target: string): number[] {
 }
 
 function pidsMatching(processes: ProcessTable, target: string, canonical: string | null): number[] {
-  const pids = new Set(processesInside(processes, target));
-  if (canonical !== null) for (const pid of processesInside(processes, canonical)) pids.add(pid);
-  return [...pids].sort((a, b) => a - b);
+  return union(processesInside(processes, target), canonical === null ? [] : processesInside(processes, canonical));
+}
+
+export function union(a: readonly number[], b: readonly number[]): number[] {
+  if (b.length === 0) return [...a];
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }
 
 /** Gone or unreadable: the lexical path is then all there is to match. */

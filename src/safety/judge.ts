@@ -56,6 +56,14 @@ function signsOfLife(
       detail: `process ${pids}${more} has its working directory, root, an open file or a mapping inside`,
     };
   }
+  const mounted = facts.mountedElsewhere ?? [];
+  if (policy.processCheck !== 'off' && liveness.visible && mounted.length > 0) {
+    return {
+      verdict: 'refused',
+      reason: 'in-use',
+      detail: `it can be entered at any time through a mount: ${mounted.slice(0, 3).join('; ')}`,
+    };
+  }
   // An interrupted delete refreshed the folders of a quarantine, not its files: age it by those.
   const newest = candidate.kind === 'quarantine' ? facts.newestFileWriteMs : facts.newestWriteMs;
   if (newest !== null && nowMs - newest < policy.minAgeMs) {

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { errorCode } from '../core/errors.js';
 import { readdirNamesSync, readFileSync, readlinkSync } from './fs.js';
-
-const PF_KTHREAD = 0x00200000;
+import { IdentityIndex } from './identities.js';
+import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
+import { parseMountinfo } from './mountinfo.js';
+import { classify, inspectProcess } from './process-view.js';
 
 export interface ProcessTable {
   /** false where processes cannot be seen at all: no /proc, or a PID namespace hiding the host's. */
@@ -10,20 +12,32 @@ export interface ProcessTable {
   why?: string;
   inspected: number;
   uninspectable: number;
-  /** Every folder that holds a process's cwd, root, open file or mapping, with those pids. */
+  /** Every folder that holds a process's cwd, root, open file or mapping, with those pids (the path test). */
   occupied: Map<string, Set<number>>;
+  /** The files themselves that processes hold, by device and inode (the identity test). */
+  identities: IdentityIndex;
+  /** Our mounts and the folder mounts of every mount namespace seen; null where unknown. */
+  mounts: MountViews | null;
 }
 
 /**
- * One scan of /proc per pass: the working directory, root, open files and mappings of every
- * process that can be inspected. A process counts as uninspectable when the kernel refuses to
- * show one of those (EACCES, EPERM); one that vanished during the scan is simply gone.
+ * One scan of /proc: the working directory, root, open files and mappings of every process that
+ * can be inspected, by path and by identity, and the mounts of each mount namespace once. A
+ * process counts as uninspectable when the kernel refuses to show one of those (EACCES, EPERM);
+ * one that vanished during the scan is simply gone.
  */
 export function scanProcesses(
   procRoot = '/proc',
   ignorePids: ReadonlySet<number> = new Set([process.pid]),
 ): ProcessTable {
-  const table: ProcessTable = { visible: true, inspected: 0, uninspectable: 0, occupied: new Map() };
+  const table: ProcessTable = {
+    visible: true,
+    inspected: 0,
+    uninspectable: 0,
+    occupied: new Map(),
+    identities: new IdentityIndex(),
+    mounts: null,
+  };
   let names: string[];
   try {
     names = readdirNamesSync(procRoot);
@@ -33,25 +47,72 @@ export function scanProcesses(
   const hidden = hostHiddenReason(procRoot);
   if (hidden) return { ...table, visible: false, why: hidden };
 
+  const mounts = ownMounts(procRoot);
+  const seen = new Map<string, NamespaceMounts | null>();
+  if (mounts.ownNamespace) seen.set(mounts.ownNamespace, mounts.ownView);
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
     if (ignorePids.has(pid)) continue;
-    const outcome = inspectProcess(path.join(procRoot, name));
+    const dir = path.join(procRoot, name);
+    const outcome = inspectProcess(dir);
     if (outcome === 'gone' || outcome === 'kernel') continue;
     if (outcome === 'denied') {
       table.uninspectable += 1;
       continue;
     }
+    for (const used of outcome.paths) if (used !== '/') addOccupied(table.occupied, used, pid);
+    const { identities } = outcome;
+    for (let i = 0; i < identities.length; i += 2)
+      table.identities.add(identities[i] as number, identities[i + 1] as number, pid);
+    const namespace = outcome.mountNamespace;
+    if (namespace !== null && !seen.get(namespace)) {
+      // A namespace's mounts are read through its first process that shows them.
+      const view = namespaceOf(dir, namespace, pid);
+      if (view === 'gone') continue;
+      if (view === 'denied') {
+        table.uninspectable += 1;
+        continue;
+      }
+      seen.set(namespace, view);
+    }
     table.inspected += 1;
-    for (const used of outcome) addOccupied(table.occupied, used, pid);
   }
+  table.mounts = {
+    own: mounts.own,
+    namespaces: [...seen.values()].filter((view): view is NamespaceMounts => view !== null),
+  };
   return table;
 }
 
-/** The pids with anything inside `dir` (the folder itself included). */
+/** The pids with anything inside `dir` (the folder itself included), by path. */
 export function processesInside(table: ProcessTable, dir: string): number[] {
   return [...(table.occupied.get(path.resolve(dir)) ?? [])].sort((a, b) => a - b);
+}
+
+function ownMounts(procRoot: string) {
+  const self = path.join(procRoot, 'self');
+  let ownNamespace: string | null = null;
+  try {
+    ownNamespace = readlinkSync(path.join(self, 'ns', 'mnt'));
+  } catch {
+    // A /proc without namespace links: only paths and identities are compared.
+  }
+  try {
+    const own = parseMountinfo(readFileSync(path.join(self, 'mountinfo')));
+    const ownView = ownNamespace ? namespaceView(own, ownNamespace, process.pid, true) : null;
+    return { own, ownNamespace, ownView };
+  } catch {
+    return { own: null, ownNamespace, ownView: null };
+  }
+}
+
+function namespaceOf(dir: string, namespace: string, pid: number): NamespaceMounts | 'gone' | 'denied' {
+  try {
+    return readNamespaceMounts(path.join(dir, 'mountinfo'), namespace, pid, false);
+  } catch (err) {
+    return classify(err);
+  }
 }
 
 function addOccupied(occupied: Map<string, Set<number>>, used: string, pid: number): void {
@@ -95,56 +156,6 @@ function hostHiddenReason(procRoot: string): string | undefined {
     return undefined;
   }
   return undefined;
-}
-
-type Inspection = string[] | 'gone' | 'denied' | 'kernel';
-
-function inspectProcess(dir: string): Inspection {
-  try {
-    const stat = readFileSync(path.join(dir, 'stat'));
-    // Field 9 (flags) follows the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const flags = Number(fields[6]);
-    if ((flags & PF_KTHREAD) !== 0) return 'kernel';
-    if (fields[0] === 'Z') return 'gone';
-  } catch (err) {
-    return classify(err);
-  }
-  const used: string[] = [];
-  try {
-    for (const link of ['cwd', 'root']) used.push(readlinkSync(path.join(dir, link)));
-    const fdDir = path.join(dir, 'fd');
-    for (const fd of readdirNamesSync(fdDir)) {
-      const target = readLinkIfPresent(path.join(fdDir, fd));
-      if (target && target.startsWith('/')) used.push(stripDeleted(target));
-    }
-    for (const line of readFileSync(path.join(dir, 'maps')).split('\n')) {
-      const slash = line.indexOf('/');
-      if (slash !== -1) used.push(stripDeleted(line.slice(slash)));
-    }
-  } catch (err) {
-    return classify(err);
-  }
-  return used.filter((entry) => entry !== '/');
-}
-
-function readLinkIfPresent(p: string): string | null {
-  try {
-    return readlinkSync(p);
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return null;
-    throw err;
-  }
-}
-
-function stripDeleted(p: string): string {
-  return p.endsWith(' (deleted)') ? p.slice(0, -' (deleted)'.length) : p;
-}
-
-function classify(err: unknown): 'gone' | 'denied' {
-  const code = errorCode(err);
-  if (code === 'ENOENT' || code === 'ESRCH') return 'gone';
-  return 'denied';
 }
 
 /** A process counts as dead only when the kernel says so. */

@@ -35,13 +35,17 @@ const GIT_ENTRY = '.git';
 
 type Pending = Array<[name: string, identity: FolderIdentity]>;
 
+/** Sees every entry a walk lstat()s, the root included: a check that rides on the walk instead of a second one. */
+export type EntryVisitor = (stats: Stats) => void;
+
 /**
  * One walk that yields both the size and the newest write of a folder tree. Iterative (a tree ten
  * thousand levels deep has no recursion to overflow), never follows a link, never leaves the
  * filesystem of the root.
  */
-export function measureTree(root: string): TreeFacts {
+export function measureTree(root: string, visit?: EntryVisitor): TreeFacts {
   const top = lstatSync(root);
+  visit?.(top);
   const facts: TreeFacts = {
     bytes: top.isDirectory() ? 0 : top.size,
     newestWriteMs: top.mtimeMs,
@@ -54,7 +58,7 @@ export function measureTree(root: string): TreeFacts {
   const cursor = new CwdCursor(root);
   try {
     cursor.open(top);
-    const frames: Pending[] = [scanHere(cursor, top.dev, facts)];
+    const frames: Pending[] = [scanHere(cursor, top.dev, facts, visit)];
     while (frames.length > 0) {
       const frame = frames[frames.length - 1] as Pending;
       const next = frame.pop();
@@ -71,7 +75,7 @@ export function measureTree(root: string): TreeFacts {
         if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot enter ${cursor.describe(name)}: ${errorMessage(err)}`;
         continue;
       }
-      frames.push(scanHere(cursor, top.dev, facts));
+      frames.push(scanHere(cursor, top.dev, facts, visit));
     }
   } catch (err) {
     facts.error ??= errorMessage(err);
@@ -81,7 +85,7 @@ export function measureTree(root: string): TreeFacts {
   return facts;
 }
 
-function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending {
+function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: EntryVisitor): Pending {
   const folders: Pending = [];
   let names: string[];
   try {
@@ -98,6 +102,7 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts): Pending 
       if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot stat ${cursor.describe(name)}: ${errorMessage(err)}`;
       continue;
     }
+    visit?.(stats);
     facts.entries += 1;
     // The top's own `.git` is the tree's repository; one further down is a repository of its own.
     if (name === GIT_ENTRY && cursor.depth > 1) noteNestedGit(facts.nestedGit, cursor.describe(name));
@@ -119,14 +124,14 @@ function noteNestedGit(found: NestedGitEntries, entry: string): void {
 
 /**
  * Memoizes walks for one pass, so a provider that needs a folder's age to judge it and the safety
- * engine that inspects it share one walk.
+ * engine that inspects it share one walk. `visitorFor` gives each walk its entry visitor.
  */
-export function createTreeCache(): (root: string) => TreeFacts {
+export function createTreeCache(visitorFor?: (root: string) => EntryVisitor): (root: string) => TreeFacts {
   const cache = new Map<string, TreeFacts>();
   return (root: string) => {
     let facts = cache.get(root);
     if (!facts) {
-      facts = measureTree(root);
+      facts = measureTree(root, visitorFor?.(root));
       cache.set(root, facts);
     }
     return facts;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isProcessAlive, processesInside, scanProcesses } from '../../src/safety/processes.js';
@@ -40,7 +40,12 @@ describe('the /proc scan', () => {
     try {
       await waitFor(() => processesInside(scanProcesses(), withMap).length > 0);
       const table = scanProcesses();
-      expect(processesInside(table, withFile)).toContain(holder.pid);
+      // The open file is found by identity (its path is read only once it is deleted), the mapping by both.
+      const held = statSync(path.join(withFile, 'held.log'));
+      expect(table.identities.holdersOf(held.dev, held.ino)).toContain(holder.pid);
+      expect(processesInside(table, withFile)).not.toContain(holder.pid);
+      const binary = statSync(path.join(withMap, 'agent-binary'));
+      expect(table.identities.holdersOf(binary.dev, binary.ino)).toContain(mapped.pid);
       expect(processesInside(table, withMap)).toContain(mapped.pid);
     } finally {
       holder.kill('SIGKILL');
