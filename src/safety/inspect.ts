@@ -40,6 +40,7 @@ export function inspectCandidate(
     facts.newestFileWriteMs = tree.newestFileWriteMs;
     facts.mountInside = tree.mountInside;
     if (tree.error) facts.walkError = tree.error;
+    if (tree.vanished) facts.vanished = tree.vanished;
   } catch (err) {
     facts.walkError = errorMessage(err);
   }
@@ -49,6 +50,7 @@ export function inspectCandidate(
       if (facts.newestWriteMs === null || tree.newestWriteMs > facts.newestWriteMs)
         facts.newestWriteMs = tree.newestWriteMs;
       if (tree.error) facts.walkError ??= tree.error;
+      if (tree.vanished) facts.vanished ??= tree.vanished;
     } catch {
       // A watched companion that is gone has no write to count.
     }

@@ -90,6 +90,11 @@ function deleteBlocker(
   if (!facts.sameFilesystemAsParent)
     return refuse('mount-point', `${where} is a mount point (another filesystem than its parent)`);
   if (facts.mountInside) return refuse('mount-inside', `${where} has another filesystem mounted below it`);
+  if (facts.vanished)
+    return refuse(
+      'changed-during-inspection',
+      `${facts.vanished} was listed inside ${where} but gone before it could be looked at, on two walks in a row; its age and size are unknown`,
+    );
   if (facts.walkError)
     return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
   if (policy.processCheck !== 'off') {
