@@ -9,6 +9,7 @@ import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
+import { escapedItem, escapedRoot } from '../outputs/escape.js';
 import { appendAudit, writeReport } from '../outputs/report-files.js';
 import { computeTotals } from '../outputs/totals.js';
 import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
@@ -139,8 +140,9 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
       uninspectable: liveness.uninspectable,
       visible: liveness.visible,
     },
-    providers: roots,
-    items,
+    // Names that are not UTF-8 are written with their bytes escaped, everywhere the report goes.
+    providers: roots.map(escapedRoot),
+    items: items.map(escapedItem),
     totals: computeTotals(items),
   };
   await writeReport(config.reportDir, report);
