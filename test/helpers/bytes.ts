@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { decodeBytes } from '../../src/safety/names.js';
+import { decodeBytes, escapeBytes } from '../../src/safety/names.js';
 
 /**
  * Paths built as bytes, for names that are not UTF-8: the tests make them with Buffer paths, never
@@ -40,3 +41,23 @@ export function symlinkBytes(target: string | BytePath, link: BytePath): BytePat
 
 /** The tool's spelling of a byte path: each byte that is not UTF-8 as its lone surrogate. */
 export const spelled = (p: BytePath): string => decodeBytes(p);
+
+/** The report's spelling of a byte path: each byte that is not UTF-8 as `\xNN`. */
+export const shown = (p: BytePath): string => escapeBytes(decodeBytes(p));
+
+/**
+ * Runs git with arguments that may be byte paths: Node passes a child's arguments as UTF-8 text,
+ * so each one goes through the shell as octal escapes that printf turns back into its bytes.
+ */
+export function gitBytes(cwd: string, ...args: Array<string | Buffer>): string {
+  const word = (arg: string | Buffer) => {
+    const bytes = typeof arg === 'string' ? Buffer.from(arg, 'utf8') : arg;
+    return `"$(printf '${[...bytes].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('')}')"`;
+  };
+  return execFileSync('/bin/sh', ['-c', `exec git -c safe.directory='*' ${args.map(word).join(' ')}`], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}

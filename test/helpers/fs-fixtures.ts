@@ -13,8 +13,8 @@ export function put(file: string, content: string | Buffer = 'x'): string {
  * Sets the mtime (and atime) of a path and everything below it, links included, to `when`. Names
  * are taken as bytes, so a name that is not UTF-8 is aged like any other.
  */
-export function backdate(target: string, when: Date): void {
-  const pending = [encodeText(target)];
+export function backdate(target: string | Buffer, when: Date): void {
+  const pending = [typeof target === 'string' ? encodeText(target) : target];
   const all: Buffer[] = [];
   while (pending.length > 0) {
     const current = pending.pop() as Buffer;

@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lstatOrNullSync, readdirNamesSync } from '../../src/safety/fs.js';
+import { lstatOrNullSync, lstatSync as lstatSyncOf, readdirNamesSync } from '../../src/safety/fs.js';
 import { encodeText } from '../../src/safety/names.js';
 import {
   findQuarantines,
@@ -198,6 +198,21 @@ describe('the remover, on an entry missing right after a listing', () => {
     restoreFs();
     expect(lstatOrNullSync(path.join(tree, 'sub'))?.isDirectory()).toBe(true);
   });
+  it('fails when a folder still listed cannot be entered (ENOENT)', () => {
+    const tree = path.join(tempDir(), 'tree');
+    putBytes(bytesPath(tree, 'sub', 'f'));
+    const chdir = process.chdir;
+    process.chdir = (directory: string) => {
+      if (directory === 'sub') throw Object.assign(new Error('ENOENT: sub'), { code: 'ENOENT' });
+      chdir(directory);
+    };
+    try {
+      expect(() => removeTree(tree)).toThrow(/sub is listed but cannot be reached/);
+    } finally {
+      process.chdir = chdir;
+    }
+    expect(lstatOrNullSync(path.join(tree, 'sub', 'f'))?.isFile()).toBe(true);
+  });
 });
 
 describe('quarantine names never fail for length', () => {
@@ -242,6 +257,18 @@ describe('quarantine names never fail for length', () => {
     expect(quarantinedName(path.basename(quarantine))).toMatch(/^n{16}~[0-9a-f]{16}$/);
     expect(existsSync(item)).toBe(false);
     removeTree(quarantine);
+  });
+
+  it('names a path that is not UTF-8 in an error as the tool spells it, not with U+FFFD', () => {
+    const missing = spelled(bytesPath(tempDir(), latin1('gone-\xe9')));
+    let message = '';
+    try {
+      lstatSyncOf(missing);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('gone-\udce9');
+    expect(message).not.toContain('\ufffd');
   });
 
   it('recognises the quarantine of a name that holds a newline', () => {
