@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { durationMs } from '../config/duration.js';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
+import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
@@ -96,7 +96,10 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const placeOf = createPlaceFinder();
   for (const candidate of candidates) {
     const facts = inspectCandidate(candidate, processes, measure);
-    if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
+    if (facts && !facts.exists && candidate.judgement.decision === 'delete') {
+      if (!stillListed(candidate.path as string)) continue;
+      facts.vanished = `${candidate.path} itself, which its folder still lists`;
+    }
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
     judged.push({ candidate, facts, verdict, place: candidate.path === null ? null : placeOf(candidate.path) });
   }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
-import { realpathSync } from './fs.js';
+import { readdirNamesSync, realpathSync } from './fs.js';
 import { processesInside, type ProcessTable } from './processes.js';
 import { measureTree, type TreeFacts } from './walk.js';
 
@@ -76,5 +76,18 @@ function canonicalOrNull(target: string): string | null {
     return realpathSync(target);
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether the folder holding `target` still lists its name. A candidate that lstat no longer finds
+ * is gone only if its folder agrees: one still listed is a name that cannot be looked up, never an
+ * item to pass over.
+ */
+export function stillListed(target: string): boolean {
+  try {
+    return readdirNamesSync(path.dirname(target)).includes(path.basename(target));
+  } catch {
+    return false;
   }
 }

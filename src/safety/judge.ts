@@ -76,7 +76,13 @@ function deleteBlocker(
 ): Judgement | null {
   const refuse = (reason: Reason, detail: string): Judgement => ({ verdict: 'refused', reason, detail });
   const where = candidate.path ?? '(no folder)';
-  if (!facts.exists) return refuse('changed-during-inspection', `${where} disappeared while the pass looked at it`);
+  if (!facts.exists)
+    return refuse(
+      'changed-during-inspection',
+      facts.vanished
+        ? `${where} is listed in its folder but cannot be looked at`
+        : `${where} disappeared while the pass looked at it`,
+    );
   if (!facts.isRealDirectory)
     return refuse(
       'symlink',

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, lutimesSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory, type Entry } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
+import { spawnLiving, waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
 import { addKiloWorktree, git, makeSnapshot, removeKiloWorktree } from '../kilo/fixtures.js';
 import { expectOnlyRemoved, runKilo, scene as kiloScene, snapshotOf } from '../kilo/scene.js';
@@ -171,6 +173,35 @@ describe('names that are not UTF-8, through a pass', () => {
   });
 });
 
+describe('a process inside an item whose names are not UTF-8', () => {
+  /** A shell in `folder` (a byte path), which opens `file` there when given, then sleeps. */
+  function occupant(folder: BytePath, file?: BytePath): ChildProcess {
+    const quote = (p: BytePath) => `"$(printf '${[...p].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')}')"`;
+    const script = file ? `exec 3< ${quote(file)}; cd /; exec sleep 600` : `cd ${quote(folder)} && exec sleep 600`;
+    return spawnLiving('/bin/sh', ['-c', script]);
+  }
+
+  it('is seen by identity of path bytes: a working directory or an open file there keeps the item (in-use)', async () => {
+    const s = scene();
+    const byCwd = bytesPath(s.root, latin1('caf\xe9'));
+    const byFile = bytesPath(s.root, 'plain', latin1('d\xe9j\xe0'));
+    holdBytes(byCwd);
+    holdBytes(bytesPath(s.root, 'plain'));
+    backdate(s.dir, daysAgo(3));
+    const inCwd = occupant(bytesPath(byCwd, latin1('d\xe9j\xe0')));
+    const withFile = occupant(byFile, bytesPath(byFile, latin1('\xff\xfe'), latin1('na\xefve')));
+    await waitFor(() => existsSync(`/proc/${inCwd.pid}/cwd`) && existsSync(`/proc/${withFile.pid}/fd/3`));
+    await waitFor(() => readdirSync(`/proc/${withFile.pid}/fd`).includes('3'));
+    const before = snapshot(s);
+
+    const { report } = await scratchPass({ provider: scratchProvider({ root: s.root }), reportDir: s.reportDir });
+
+    expect(itemAt(report, shown(byCwd))).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(itemAt(report, path.join(s.root, 'plain'))).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(diffInventories(before, snapshot(s))).toEqual({ removed: [], changed: [], added: [] });
+  });
+});
+
 describe('an entry that vanishes between its listing and its lstat, in a pass', () => {
   /**
    * Moves `victim` away (really) right before each of the walk's lstats of it, `times` times, and
@@ -211,6 +242,25 @@ describe('an entry that vanishes between its listing and its lstat, in a pass', 
 
     expect(hook.hits).toBe(1);
     expect(itemAt(report, spelled(item))).toMatchObject({ verdict: 'deleted' });
+  });
+
+  it('reports an item still listed that lstat cannot find as changed-during-inspection, never passes over it', async () => {
+    const s = scene();
+    const item = bytesPath(s.root, 'session');
+    holdBytes(item);
+    backdate(s.dir, daysAgo(3));
+    const before = snapshot(s);
+    hookFs<typeof lstatSync>('lstatSync', (real, p, ...rest) => {
+      if (p === spelled(item)) throw Object.assign(new Error(`ENOENT: lstat '${p}'`), { code: 'ENOENT' });
+      return real(p, ...rest);
+    });
+
+    const { report } = await scratchPass({ provider: scratchProvider({ root: s.root }), reportDir: s.reportDir });
+    restoreFs();
+
+    expect(itemAt(report, spelled(item))).toMatchObject({ verdict: 'refused', reason: 'changed-during-inspection' });
+    expect(itemAt(report, spelled(item)).detail).toContain('is listed in its folder but cannot be looked at');
+    expect(diffInventories(before, snapshot(s))).toEqual({ removed: [], changed: [], added: [] });
   });
 
   it('refuses the item with changed-during-inspection when it vanishes on the re-walk too, and touches nothing', async () => {
