@@ -7,10 +7,12 @@ import { escapeBytes } from '../safety/names.js';
  * audit lines and the logs say the same.
  */
 export function escapedItem(item: ReportItem): ReportItem {
-  const path = item.path === null ? null : escapeBytes(item.path);
-  const detail = escapeBytes(item.detail);
-  return path === item.path && detail === item.detail ? item : { ...item, path, detail };
+  const escaped: ReportItem = { ...item, path: escapedPath(item.path), detail: escapeBytes(item.detail) };
+  if (item.claimedBy) escaped.claimedBy = item.claimedBy.map((claim) => ({ ...claim, path: escapedPath(claim.path) }));
+  return escaped;
 }
+
+const escapedPath = (p: string | null): string | null => (p === null ? null : escapeBytes(p));
 
 export function escapedRoot(root: RootStatus): RootStatus {
   const escaped = { ...root, root: escapeBytes(root.root) };

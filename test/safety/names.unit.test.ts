@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapedItem, escapedLogFields } from '../../src/outputs/escape.js';
 import { byteLength, decodeBytes, encodeText, escapeBytes, toFsPath } from '../../src/safety/names.js';
 
 const isUtf8 = (bytes: Uint8Array): boolean => {
@@ -53,5 +54,26 @@ describe('names are bytes', () => {
     expect(escapeBytes('/tmp/caf\udce9/\udcff\udcfe')).toBe('/tmp/caf\\xe9/\\xff\\xfe');
     expect(escapeBytes('emoji 🧹 back\\slash')).toBe('emoji 🧹 back\\slash');
     expect(escapeBytes(decodeBytes(Buffer.from([0xf0, 0x9f, 0xa7, 0xb9, 0xf0, 0x9f])))).toBe('🧹\\xf0\\x9f');
+  });
+
+  it('escapes a report item where it leaves the process: its path, its detail and the paths of its claims', () => {
+    const item = escapedItem({
+      provider: 'worktrees',
+      kind: 'worktree',
+      path: '/w/caf\udce9',
+      bytes: 1,
+      verdict: 'refused',
+      reason: 'in-use',
+      detail: 'process 7 is inside /w/caf\udce9',
+      claimedBy: [{ provider: 'owl', kind: 'worktree', path: '/w/caf\udce9', verdict: 'kept', reason: 'job-open' }],
+    });
+    expect(item.path).toBe('/w/caf\\xe9');
+    expect(item.detail).toBe('process 7 is inside /w/caf\\xe9');
+    expect(item.claimedBy?.[0]?.path).toBe('/w/caf\\xe9');
+    expect(escapedLogFields({ path: '/w/\udcff', paths: ['/a\udcfe'], n: 1 })).toEqual({
+      path: '/w/\\xff',
+      paths: ['/a\\xfe'],
+      n: 1,
+    });
   });
 });
