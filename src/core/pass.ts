@@ -4,13 +4,14 @@ import type { Logger } from 'pino';
 import { durationMs } from '../config/duration.js';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import { inspectCandidate, type InspectedFacts } from '../safety/inspect.js';
+import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
 import { createTreeCache } from '../safety/walk.js';
 import { WalkWatch } from '../safety/walk-watch.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
+import { escapedItem, escapedRoot } from '../outputs/escape.js';
 import { appendAudit, writeReport } from '../outputs/report-files.js';
 import { computeTotals } from '../outputs/totals.js';
 import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
@@ -100,7 +101,10 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const placeOf = createPlaceFinder();
   for (const candidate of candidates) {
     const facts = inspectCandidate(candidate, processes, measure, watch);
-    if (facts && !facts.exists && candidate.judgement.decision === 'delete') continue;
+    if (facts && !facts.exists && candidate.judgement.decision === 'delete') {
+      if (!stillListed(candidate.path as string)) continue;
+      facts.vanished = `${candidate.path} itself, which its folder still lists`;
+    }
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
     judged.push({ candidate, facts, verdict, place: candidate.path === null ? null : placeOf(candidate.path) });
   }
@@ -148,8 +152,9 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
       uninspectable: liveness.uninspectable,
       visible: liveness.visible,
     },
-    providers: roots,
-    items,
+    // Names that are not UTF-8 are written with their bytes escaped, everywhere the report goes.
+    providers: roots.map(escapedRoot),
+    items: items.map(escapedItem),
     totals: computeTotals(items),
   };
   await writeReport(config.reportDir, report);

@@ -104,6 +104,8 @@ export interface SafetyFacts {
   mountedElsewhere?: string[];
   /** Why the walk could not finish (EACCES somewhere), if it could not. */
   walkError?: string;
+  /** An entry listed inside and gone before it could be looked at, on the walk and on its re-walk. */
+  vanished?: string;
 }
 
 export interface Liveness {

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, openPathSync } from '../safety/fs.js';
+import { decodeBytes, escapeBytes } from '../safety/names.js';
 import type { Owner } from '../safety/owner.js';
 import { scrubGitEnvironment } from './environment.js';
 
@@ -49,16 +51,61 @@ export function gitEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
 // A repository's own config must never make git run a program of its choosing on our behalf.
 const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'safe.directory=*', '-c', 'core.hooksPath=/dev/null'];
 
+/**
+ * What git is given for paths that are not UTF-8. Node hands a child its arguments and working
+ * directory as UTF-8 text, which cannot carry such a path: each one (the working directory, or an
+ * absolute path given as a whole argument) is opened here and passed as a descriptor, and git is
+ * given `/proc/self/fd/<n>`, which names that very entry. Any other argument that is not UTF-8 is
+ * refused.
+ */
+interface Passed {
+  args: string[];
+  cwd: string | undefined;
+  fds: number[];
+}
+
+function passPaths(args: readonly string[], cwd: string | undefined): Passed {
+  const passed: Passed = { args: [], cwd, fds: [] };
+  const handOver = (p: string): string => {
+    passed.fds.push(openPathSync(p));
+    return `/proc/self/fd/${2 + passed.fds.length}`;
+  };
+  try {
+    if (cwd !== undefined && !cwd.isWellFormed()) passed.cwd = handOver(cwd);
+    for (const arg of args) {
+      if (arg.isWellFormed()) passed.args.push(arg);
+      else if (arg.startsWith('/')) passed.args.push(handOver(arg));
+      else
+        throw new GitError(
+          `git ${args.map(escapeBytes).join(' ')}: the argument ${escapeBytes(arg)} is not UTF-8 and is no path git could be handed`,
+          null,
+        );
+    }
+  } catch (err) {
+    for (const fd of passed.fds) closeSync(fd);
+    throw err;
+  }
+  return passed;
+}
+
 /** Runs git and answers its exit code and output; never throws for a non-zero exit. */
 export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...SAFE_CONFIG, ...args], {
-      // Never the folder the pass started in: git run as another user may not be able to enter it.
-      cwd: options.cwd ?? '/',
-      env: gitEnvironment(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...(options.owner ? { uid: options.owner.uid, gid: options.owner.gid } : {}),
-    });
+    const passed = passPaths(args, options.cwd);
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn('git', [...SAFE_CONFIG, ...passed.args], {
+        // Never the folder the pass started in: git run as another user may not be able to enter it.
+        cwd: passed.cwd ?? '/',
+        env: gitEnvironment(options.env),
+        // The child's descriptors 3, 4, … are the paths handed over (its working directory is
+        // entered after they are in place).
+        stdio: ['pipe', 'pipe', 'pipe', ...passed.fds],
+        ...(options.owner ? { uid: options.owner.uid, gid: options.owner.gid } : {}),
+      }) as ChildProcessWithoutNullStreams;
+    } finally {
+      for (const fd of passed.fds) closeSync(fd);
+    }
     // git may exit before reading it all (a bad revision): its exit code tells, not EPIPE.
     child.stdin.on('error', () => {});
     child.stdin.end(options.input);
@@ -75,8 +122,9 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
       clearTimeout(timer);
       resolve({
         code: code ?? (signal ? 128 : 1),
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        // Paths git prints keep their bytes (src/safety/names.ts).
+        stdout: decodeBytes(Buffer.concat(out)),
+        stderr: decodeBytes(Buffer.concat(err)),
       });
     });
   });

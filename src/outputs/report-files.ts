@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Report, ReportItem } from '../core/types.js';
 import { appendFile, mkdir, readFileOrNull, writeFileAtomic } from '../safety/fs.js';
+import { escapedItem } from './escape.js';
 import { renderMarkdown } from './markdown.js';
 
 export const REPORT_JSON = 'report.json';
@@ -17,11 +18,12 @@ export async function writeReport(reportDir: string, report: Report): Promise<vo
 /** Appends one deletion to audit.jsonl, as one write of one line. */
 export async function appendAudit(reportDir: string, item: ReportItem, time: Date): Promise<void> {
   await mkdir(reportDir, 0o755);
+  const shown = escapedItem(item);
   const line = JSON.stringify({
     time: time.toISOString(),
     provider: item.provider,
     kind: item.kind,
-    path: item.path,
+    path: shown.path,
     bytes: item.bytes,
     reason: item.reason,
   });

@@ -1,4 +1,4 @@
-import { lstatSync } from './fs.js';
+import { chdirSync, lstatSync } from './fs.js';
 
 /**
  * What tells one folder from another: enough to notice a swap. Kept instead of the whole Stats,
@@ -27,13 +27,13 @@ export class CwdCursor {
   /** Enters the root, which lstat showed as `expected`. */
   open(expected?: FolderIdentity): void {
     const before = expected ?? lstatSync(this.rootPath);
-    process.chdir(this.rootPath);
+    chdirSync(this.rootPath);
     this.verifyHere(before, this.rootPath);
   }
 
   /** Steps into a child folder that lstat showed as `expected`. */
   enter(name: string, expected: FolderIdentity): void {
-    process.chdir(name);
+    chdirSync(name);
     this.names.push(name);
     this.verifyHere(expected, name);
   }

@@ -2,43 +2,164 @@
  * Every file-system call of agent-janitor goes through this module, so that what the tool can do
  * to a disk is readable in one place: it lstat()s and never stat()s a candidate, it never follows a
  * link, and a missing entry (ENOENT) is success for anything that removes.
+ *
+ * Names are bytes (src/safety/names.ts): a path that is plain UTF-8 goes to the kernel as it is,
+ * one that holds escaped bytes goes as its exact bytes; names, link targets and text read back are
+ * decoded the same way, natively unless Node had to replace a byte.
  */
 import * as fsp from 'node:fs/promises';
 import * as fs from 'node:fs';
 import type { Dir, Dirent, Stats } from 'node:fs';
 import { errorCode } from '../core/errors.js';
+import { decodeBytes, encodeText, mayHaveLostBytes } from './names.js';
 
 export type { Dir, Dirent, Stats };
 
-export const lstat = (p: string): Promise<Stats> => fsp.lstat(p);
-export const lstatSync = (p: string): Stats => fs.lstatSync(p);
-export const readlink = (p: string): Promise<string> => fsp.readlink(p);
-export const readlinkSync = (p: string): string => fs.readlinkSync(p);
-export const realpath = (p: string): Promise<string> => fsp.realpath(p);
-export const realpathSync = (p: string): string => fs.realpathSync.native(p);
-export const readFile = (p: string): Promise<string> => fsp.readFile(p, 'utf8');
-export const readFileBuffer = (p: string): Promise<Buffer> => fsp.readFile(p);
-export const readFileSync = (p: string): string => fs.readFileSync(p, 'utf8');
-export const readdirSync = (p: string): Dirent[] => fs.readdirSync(p, { withFileTypes: true });
-export const readdirNamesSync = (p: string): string[] => fs.readdirSync(p);
-export const opendirSync = (p: string): Dir => fs.opendirSync(p, { bufferSize: 256 });
-export const mkdir = (p: string, mode?: number): Promise<string | undefined> => fsp.mkdir(p, { recursive: true, mode });
-export const mkdirExclusive = (p: string, mode: number): Promise<void> => fsp.mkdir(p, { mode });
-export const rename = (from: string, to: string): Promise<void> => fsp.rename(from, to);
-export const renameSync = (from: string, to: string): void => fs.renameSync(from, to);
+type FsPath = string | Buffer;
+
+/** Runs `call` on the path as the kernel must see it; an error names the path as we spell it. */
+function named<T>(p: string, call: (at: FsPath) => T): T {
+  if (p.isWellFormed()) return call(p);
+  try {
+    return call(encodeText(p));
+  } catch (err) {
+    throw respelled(err, p);
+  }
+}
+
+async function namedAsync<T>(p: string, call: (at: FsPath) => Promise<T>): Promise<T> {
+  if (p.isWellFormed()) return call(p);
+  try {
+    return await call(encodeText(p));
+  } catch (err) {
+    throw respelled(err, p);
+  }
+}
+
+/** Node writes a byte path into its message with U+FFFD for each undecodable byte; ours keeps them. */
+function respelled(err: unknown, p: string): unknown {
+  if (err instanceof Error && 'path' in err && typeof err.path === 'string') {
+    err.message = err.message.split(err.path).join(p);
+    err.path = p;
+  }
+  return err;
+}
+
+function respelledPair(err: unknown, from: string, to: string): unknown {
+  if (err instanceof Error && 'dest' in err && typeof err.dest === 'string') {
+    err.message = err.message.split(err.dest).join(to);
+    err.dest = to;
+  }
+  return respelled(err, from);
+}
+
+/** A listing's names, read again as bytes where Node could not decode one of them. */
+function listNames(p: string): string[] {
+  const names = named(p, (at) => fs.readdirSync(at));
+  for (const name of names)
+    if (mayHaveLostBytes(name)) return named(p, (at) => fs.readdirSync(at, { encoding: 'buffer' })).map(decodeBytes);
+  return names;
+}
+
+function listEntries(p: string): Dirent[] {
+  const entries = named(p, (at) => fs.readdirSync(at, { withFileTypes: true }));
+  for (const entry of entries)
+    if (mayHaveLostBytes(entry.name))
+      return decodedEntries(named(p, (at) => fs.readdirSync(at, { withFileTypes: true, encoding: 'buffer' })));
+  return entries;
+}
+
+async function listEntriesAsync(p: string): Promise<Dirent[]> {
+  const entries = await namedAsync(p, (at) => fsp.readdir(at, { withFileTypes: true }));
+  for (const entry of entries)
+    if (mayHaveLostBytes(entry.name))
+      return decodedEntries(await namedAsync(p, (at) => fsp.readdir(at, { withFileTypes: true, encoding: 'buffer' })));
+  return entries;
+}
+
+function decodedEntries(entries: Array<Dirent<Buffer>>): Dirent[] {
+  return entries.map((entry) => {
+    const decoded = entry as unknown as Dirent;
+    decoded.name = decodeBytes(entry.name);
+    return decoded;
+  });
+}
+
+function linkTarget(p: string): string {
+  const target = named(p, (at) => fs.readlinkSync(at));
+  return mayHaveLostBytes(target) ? decodeBytes(named(p, (at) => fs.readlinkSync(at, { encoding: 'buffer' }))) : target;
+}
+
+function canonical(p: string): string {
+  const resolved = named(p, (at) => fs.realpathSync.native(at));
+  return mayHaveLostBytes(resolved)
+    ? decodeBytes(named(p, (at) => fs.realpathSync.native(at, { encoding: 'buffer' })))
+    : resolved;
+}
+
+export const lstat = (p: string): Promise<Stats> => namedAsync(p, (at) => fsp.lstat(at));
+// The walk's and the remover's calls: the plain name goes straight to fs, without a closure.
+export const lstatSync = (p: string): Stats =>
+  p.isWellFormed() ? fs.lstatSync(p) : named(p, (at) => fs.lstatSync(at));
+export async function readlink(p: string): Promise<string> {
+  const target = await namedAsync(p, (at) => fsp.readlink(at));
+  return mayHaveLostBytes(target)
+    ? decodeBytes(await namedAsync(p, (at) => fsp.readlink(at, { encoding: 'buffer' })))
+    : target;
+}
+export const readlinkSync = (p: string): string => linkTarget(p);
+export async function realpath(p: string): Promise<string> {
+  const resolved = await namedAsync(p, (at) => fsp.realpath(at));
+  return mayHaveLostBytes(resolved)
+    ? decodeBytes(await namedAsync(p, (at) => fsp.realpath(at, { encoding: 'buffer' })))
+    : resolved;
+}
+export const realpathSync = (p: string): string => canonical(p);
+export const readFile = async (p: string): Promise<string> =>
+  decodeBytes(await namedAsync(p, (at) => fsp.readFile(at)));
+export const readFileBuffer = (p: string): Promise<Buffer> => namedAsync(p, (at) => fsp.readFile(at));
+export const readFileSync = (p: string): string => decodeBytes(named(p, (at) => fs.readFileSync(at)));
+export const readdirSync = (p: string): Dirent[] => listEntries(p);
+export const readdirNamesSync = (p: string): string[] => listNames(p);
+export const mkdir = (p: string, mode?: number): Promise<string | undefined> =>
+  namedAsync(p, (at) => fsp.mkdir(at, { recursive: true, mode }));
+export const mkdirExclusive = (p: string, mode: number): Promise<void> =>
+  namedAsync(p, (at) => fsp.mkdir(at, { mode }));
+export async function rename(from: string, to: string): Promise<void> {
+  if (from.isWellFormed() && to.isWellFormed()) return fsp.rename(from, to);
+  try {
+    await fsp.rename(encodeText(from), encodeText(to));
+  } catch (err) {
+    throw respelledPair(err, from, to);
+  }
+}
+export function renameSync(from: string, to: string): void {
+  if (from.isWellFormed() && to.isWellFormed()) return fs.renameSync(from, to);
+  try {
+    fs.renameSync(encodeText(from), encodeText(to));
+  } catch (err) {
+    throw respelledPair(err, from, to);
+  }
+}
 export const writeFile = (p: string, data: string | Uint8Array, flag = 'w', mode = 0o644): Promise<void> =>
-  fsp.writeFile(p, data, { flag, mode });
-export const appendFile = (p: string, data: string): Promise<void> => fsp.appendFile(p, data, { mode: 0o644 });
-export const utimes = (p: string, atime: Date, mtime: Date): Promise<void> => fsp.utimes(p, atime, mtime);
+  namedAsync(p, (at) => fsp.writeFile(at, data, { flag, mode }));
+export const appendFile = (p: string, data: string): Promise<void> =>
+  namedAsync(p, (at) => fsp.appendFile(at, data, { mode: 0o644 }));
+export const utimes = (p: string, atime: Date, mtime: Date): Promise<void> =>
+  namedAsync(p, (at) => fsp.utimes(at, atime, mtime));
 /** For sandboxes and fixtures: make a link, and age a link itself rather than its target. */
-export const symlink = (target: string, p: string): Promise<void> => fsp.symlink(target, p);
-export const lutimes = (p: string, atime: Date, mtime: Date): Promise<void> => fsp.lutimes(p, atime, mtime);
-export const open = (p: string, flags: string | number, mode?: number) => fsp.open(p, flags, mode);
+export const symlink = (target: string, p: string): Promise<void> =>
+  namedAsync(p, (at) => fsp.symlink(encodeText(target), at));
+export const lutimes = (p: string, atime: Date, mtime: Date): Promise<void> =>
+  namedAsync(p, (at) => fsp.lutimes(at, atime, mtime));
+export const open = (p: string, flags: string | number, mode?: number) =>
+  namedAsync(p, (at) => fsp.open(at, flags, mode));
 // Synchronous forms for work that must run under a borrowed identity (asOwner is synchronous).
-export const mkdirSync = (p: string, mode?: number): string | undefined => fs.mkdirSync(p, { recursive: true, mode });
-export const mkdirExclusiveSync = (p: string, mode: number): void => fs.mkdirSync(p, { mode });
+export const mkdirSync = (p: string, mode?: number): string | undefined =>
+  named(p, (at) => fs.mkdirSync(at, { recursive: true, mode }));
+export const mkdirExclusiveSync = (p: string, mode: number): void => named(p, (at) => fs.mkdirSync(at, { mode }));
 export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void =>
-  fs.writeFileSync(p, data, { flag: 'wx', mode });
+  named(p, (at) => fs.writeFileSync(at, data, { flag: 'wx', mode }));
 /**
  * stat() that follows a link, for /proc's links only (`/proc/<pid>/fd/3`, `cwd`, `root`): the
  * kernel resolves them to the very file a process holds, whatever mount namespace it is in. Never
@@ -49,7 +170,7 @@ export const statProcLinkSync = (p: string): Stats | null => fs.statSync(p, { th
 /** Reads a directory's entries, or an empty list where the directory does not exist. */
 export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
   try {
-    return await fsp.readdir(p, { withFileTypes: true });
+    return await listEntriesAsync(p);
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return [];
     throw err;
@@ -59,7 +180,7 @@ export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
 /** lstat that answers null for a missing entry. */
 export async function lstatOrNull(p: string): Promise<Stats | null> {
   try {
-    return await fsp.lstat(p);
+    return await lstat(p);
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
     throw err;
@@ -68,7 +189,7 @@ export async function lstatOrNull(p: string): Promise<Stats | null> {
 
 export function lstatOrNullSync(p: string): Stats | null {
   try {
-    return fs.lstatSync(p);
+    return lstatSync(p);
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
     throw err;
@@ -77,7 +198,7 @@ export function lstatOrNullSync(p: string): Stats | null {
 
 export function readFileOrNullSync(p: string): string | null {
   try {
-    return fs.readFileSync(p, 'utf8');
+    return readFileSync(p);
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
     throw err;
@@ -94,7 +215,7 @@ export async function readRegularFile<T>(
 ): Promise<T | null> {
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    handle = await open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -115,7 +236,7 @@ export async function readRegularFile<T>(
 export function readRegularFileSync(p: string, maxBytes: number): Buffer | null {
   let fd: number;
   try {
-    fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    fd = named(p, (at) => fs.openSync(at, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK));
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
     throw err;
@@ -173,7 +294,7 @@ export async function readStateFile(p: string, maxBytes: number): Promise<{ text
 /** Reads a text file, or null where it does not exist. */
 export async function readFileOrNull(p: string): Promise<string | null> {
   try {
-    return await fsp.readFile(p, 'utf8');
+    return await readFile(p);
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
     throw err;
@@ -182,7 +303,8 @@ export async function readFileOrNull(p: string): Promise<string | null> {
 
 export function unlinkSync(p: string): void {
   try {
-    fs.unlinkSync(p);
+    if (p.isWellFormed()) fs.unlinkSync(p);
+    else named(p, fs.unlinkSync);
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }
@@ -190,7 +312,8 @@ export function unlinkSync(p: string): void {
 
 export function rmdirSync(p: string): void {
   try {
-    fs.rmdirSync(p);
+    if (p.isWellFormed()) fs.rmdirSync(p);
+    else named(p, (at) => fs.rmdirSync(at));
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }
@@ -198,7 +321,7 @@ export function rmdirSync(p: string): void {
 
 export async function unlink(p: string): Promise<void> {
   try {
-    await fsp.unlink(p);
+    await namedAsync(p, fsp.unlink);
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }
@@ -206,7 +329,7 @@ export async function unlink(p: string): Promise<void> {
 
 export async function rmdir(p: string): Promise<void> {
   try {
-    await fsp.rmdir(p);
+    await namedAsync(p, fsp.rmdir);
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }
@@ -215,7 +338,7 @@ export async function rmdir(p: string): Promise<void> {
 /** Writes a file so that a reader sees the old content or the new, never half: temp file, then rename. */
 export async function writeFileAtomic(p: string, data: string, mode = 0o644): Promise<void> {
   const temp = `${p}.tmp-${process.pid}-${Date.now()}`;
-  const handle = await fsp.open(temp, 'w', mode);
+  const handle = await open(temp, 'w', mode);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -223,9 +346,61 @@ export async function writeFileAtomic(p: string, data: string, mode = 0o644): Pr
     await handle.close();
   }
   try {
-    await fsp.rename(temp, p);
+    await rename(temp, p);
   } catch (err) {
     await unlink(temp);
     throw err;
   }
 }
+
+/**
+ * Changes the working directory. Node passes a path to chdir as UTF-8 text, so a folder whose path
+ * is not UTF-8 is opened by its bytes (never through a link) and entered through its descriptor's
+ * /proc link, which Linux resolves to the folder itself. A plain name takes the plain call.
+ */
+export function chdirSync(p: string): void {
+  if (p.isWellFormed()) return process.chdir(p);
+  const fd = named(p, (at) =>
+    fs.openSync(at, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW),
+  );
+  try {
+    process.chdir(`/proc/self/fd/${fd}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** unlink that answers false, instead of succeeding quietly, where the entry was not there. */
+export function unlinkIfPresentSync(p: string): boolean {
+  try {
+    if (p.isWellFormed()) fs.unlinkSync(p);
+    else named(p, fs.unlinkSync);
+    return true;
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/** rmdir that answers false, instead of succeeding quietly, where the folder was not there. */
+export function rmdirIfPresentSync(p: string): boolean {
+  try {
+    if (p.isWellFormed()) fs.rmdirSync(p);
+    else named(p, (at) => fs.rmdirSync(at));
+    return true;
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+// O_PATH (Linux): a descriptor that names an entry without opening it for reading, so a FIFO is
+// never waited on and no read permission is needed. Node does not export the constant.
+const O_PATH = 0o10000000;
+
+/** A descriptor naming the entry at `p` (links followed, as a path given to a program would be). */
+export function openPathSync(p: string): number {
+  return named(p, (at) => fs.openSync(at, O_PATH));
+}
+
+export const closeSync = (fd: number): void => fs.closeSync(fd);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
-import { realpathSync } from './fs.js';
+import { readdirNamesSync, realpathSync } from './fs.js';
 import { bindMountsOf } from './bind-sources.js';
 import { processesInside, type ProcessTable } from './processes.js';
 import { measureTree, type TreeFacts } from './walk.js';
@@ -47,6 +47,7 @@ export function inspectCandidate(
     facts.newestFileWriteMs = tree.newestFileWriteMs;
     facts.mountInside = tree.mountInside;
     if (tree.error) facts.walkError = tree.error;
+    if (tree.vanished) facts.vanished = tree.vanished;
   } catch (err) {
     facts.walkError = errorMessage(err);
   }
@@ -56,6 +57,7 @@ export function inspectCandidate(
       if (facts.newestWriteMs === null || tree.newestWriteMs > facts.newestWriteMs)
         facts.newestWriteMs = tree.newestWriteMs;
       if (tree.error) facts.walkError ??= tree.error;
+      if (tree.vanished) facts.vanished ??= tree.vanished;
     } catch {
       // A watched companion that is gone has no write to count.
     }
@@ -88,5 +90,18 @@ function canonicalOrNull(target: string): string | null {
     return realpathSync(target);
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether the folder holding `target` still lists its name. A candidate that lstat no longer finds
+ * is gone only if its folder agrees: one still listed is a name that cannot be looked up, never an
+ * item to pass over.
+ */
+export function stillListed(target: string): boolean {
+  try {
+    return readdirNamesSync(path.dirname(target)).includes(path.basename(target));
+  } catch {
+    return false;
   }
 }

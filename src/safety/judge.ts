@@ -84,7 +84,13 @@ function deleteBlocker(
 ): Judgement | null {
   const refuse = (reason: Reason, detail: string): Judgement => ({ verdict: 'refused', reason, detail });
   const where = candidate.path ?? '(no folder)';
-  if (!facts.exists) return refuse('changed-during-inspection', `${where} disappeared while the pass looked at it`);
+  if (!facts.exists)
+    return refuse(
+      'changed-during-inspection',
+      facts.vanished
+        ? `${where} is listed in its folder but cannot be looked at`
+        : `${where} disappeared while the pass looked at it`,
+    );
   if (!facts.isRealDirectory)
     return refuse(
       'symlink',
@@ -98,6 +104,11 @@ function deleteBlocker(
   if (!facts.sameFilesystemAsParent)
     return refuse('mount-point', `${where} is a mount point (another filesystem than its parent)`);
   if (facts.mountInside) return refuse('mount-inside', `${where} has another filesystem mounted below it`);
+  if (facts.vanished)
+    return refuse(
+      'changed-during-inspection',
+      `${facts.vanished} was listed inside ${where} but gone before it could be looked at, on two walks in a row; its age and size are unknown`,
+    );
   if (facts.walkError)
     return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
   if (policy.processCheck !== 'off') {

@@ -1,6 +1,15 @@
 import { errorCode } from '../core/errors.js';
 import { CwdCursor, type FolderIdentity } from './cwd-cursor.js';
-import { lstatOrNullSync, lstatSync, readdirSync, rmdirSync, unlinkSync } from './fs.js';
+import {
+  lstatOrNullSync,
+  lstatSync,
+  readdirNamesSync,
+  readdirSync,
+  rmdirIfPresentSync,
+  rmdirSync,
+  unlinkIfPresentSync,
+  unlinkSync,
+} from './fs.js';
 import type { Dirent, Stats } from './fs.js';
 
 export class MountInsideError extends Error {
@@ -24,7 +33,9 @@ const RETRIES = 3;
  * Removes a folder tree without ever following a symlink (links are unlinked, never entered) and
  * without leaving the filesystem of the root (a mount point inside stops the delete). A missing
  * root is success, so a second call is a no-op. Entries written while it runs are removed too:
- * a folder that is not empty when its turn comes is read again, a few times.
+ * a folder that is not empty when its turn comes is read again, a few times. An entry a listing
+ * named that is missing when its turn comes is gone only if a fresh listing agrees: one still
+ * listed is an error, never counted as removed.
  */
 export function removeTree(root: string): RemoveResult {
   const result: RemoveResult = { removed: 0 };
@@ -60,8 +71,9 @@ function emptyFolder(root: string, top: Stats, result: RemoveResult): void {
         try {
           cursor.enter(name, identity);
         } catch (err) {
-          if (errorCode(err) === 'ENOENT') continue;
-          throw err;
+          if (errorCode(err) !== 'ENOENT') throw err;
+          assertGone(cursor, name);
+          continue;
         }
         frames.push({ name, pending: unlinkHere(cursor, top.dev, result), retries: 0 });
         continue;
@@ -79,8 +91,8 @@ function removeEmptied(cursor: CwdCursor, frame: Frame, device: number, result: 
   cursor.leave();
   const name = frame.name as string;
   try {
-    rmdirSync(name);
-    result.removed += 1;
+    if (rmdirIfPresentSync(name)) result.removed += 1;
+    else assertGone(cursor, name);
     return true;
   } catch (err) {
     if (errorCode(err) !== 'ENOTEMPTY' || frame.retries >= RETRIES) throw err;
@@ -99,15 +111,19 @@ function unlinkHere(cursor: CwdCursor, device: number, result: RemoveResult): Ar
     // The type readdir reports spares an lstat per file, as rm does: unlink never follows a link,
     // and a folder swapped in since the listing fails it with EISDIR (EPERM by POSIX) and is
     // looked at below like any folder.
-    if (isKnownNonDirectory(entry) && unlinkUnlessFolder(name)) {
+    const unlinked = isKnownNonDirectory(entry) ? unlinkUnlessFolder(name) : 'folder';
+    if (unlinked === 'removed') {
       result.removed += 1;
       continue;
     }
-    const stats = lstatOrNullSync(name);
-    if (!stats) continue;
+    const stats = unlinked === 'missing' ? null : lstatOrNullSync(name);
+    if (!stats) {
+      assertGone(cursor, name);
+      continue;
+    }
     if (!stats.isDirectory()) {
-      unlinkSync(name);
-      result.removed += 1;
+      if (unlinkIfPresentSync(name)) result.removed += 1;
+      else assertGone(cursor, name);
     } else if (stats.dev !== device) {
       throw new MountInsideError(`${cursor.describe(name)} is a mount point; nothing below it is removed`);
     } else {
@@ -129,14 +145,23 @@ function isKnownNonDirectory(entry: Dirent): boolean {
   );
 }
 
-/** Unlinks `name`; false when it turned out to be a folder (left for the caller to look at). */
-function unlinkUnlessFolder(name: string): boolean {
+/** Unlinks `name`; `folder` when it turned out to be a folder (left for the caller to look at). */
+function unlinkUnlessFolder(name: string): 'removed' | 'folder' | 'missing' {
   try {
-    unlinkSync(name);
-    return true;
+    return unlinkIfPresentSync(name) ? 'removed' : 'missing';
   } catch (err) {
     const code = errorCode(err);
-    if (code === 'EISDIR' || code === 'EPERM') return false;
+    if (code === 'EISDIR' || code === 'EPERM') return 'folder';
     throw err;
   }
+}
+
+/**
+ * An entry the listing named was missing when it was removed or looked at: gone (another remover,
+ * a tool's own cleanup) only if the folder no longer lists it. A name still listed that cannot be
+ * reached is an error, never a success.
+ */
+function assertGone(cursor: CwdCursor, name: string): void {
+  if (readdirNamesSync('.').includes(name))
+    throw new Error(`${cursor.describe(name)} is listed but cannot be reached (ENOENT); it is not counted as removed`);
 }

@@ -20,6 +20,11 @@ export interface TreeFacts {
   error?: string;
   /** Entries named `.git` below the top folder: git repositories nested in the tree. */
   nestedGit: NestedGitEntries;
+  /**
+   * An entry that a listing named and that was gone before it could be looked at, in the walk
+   * that is the answer: its age and size are then unknown (see measureTree).
+   */
+  vanished?: string;
 }
 
 export interface NestedGitEntries {
@@ -39,11 +44,21 @@ type Pending = Array<[name: string, identity: FolderIdentity]>;
 export type EntryVisitor = (stats: Stats) => void;
 
 /**
+ * The size and newest write of a folder tree. An entry listed and then gone before its lstat is
+ * never skipped as if it had not been there: the tree is walked once more, and that walk is the
+ * answer, complete when nothing vanished during it, else saying which entry did (`vanished`).
+ */
+export function measureTree(root: string, visit?: EntryVisitor): TreeFacts {
+  const first = walkTree(root, visit);
+  return first.vanished === undefined ? first : walkTree(root, visit);
+}
+
+/**
  * One walk that yields both the size and the newest write of a folder tree. Iterative (a tree ten
  * thousand levels deep has no recursion to overflow), never follows a link, never leaves the
  * filesystem of the root.
  */
-export function measureTree(root: string, visit?: EntryVisitor): TreeFacts {
+function walkTree(root: string, visit?: EntryVisitor): TreeFacts {
   const top = lstatSync(root);
   visit?.(top);
   const facts: TreeFacts = {
@@ -72,7 +87,8 @@ export function measureTree(root: string, visit?: EntryVisitor): TreeFacts {
         cursor.enter(name, identity);
       } catch (err) {
         if (err instanceof TreeSwappedError) throw err;
-        if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot enter ${cursor.describe(name)}: ${errorMessage(err)}`;
+        if (errorCode(err) === 'ENOENT') facts.vanished ??= cursor.describe(name);
+        else facts.error ??= `cannot enter ${cursor.describe(name)}: ${errorMessage(err)}`;
         continue;
       }
       frames.push(scanHere(cursor, top.dev, facts, visit));
@@ -99,7 +115,8 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
     try {
       stats = lstatSync(name);
     } catch (err) {
-      if (errorCode(err) !== 'ENOENT') facts.error ??= `cannot stat ${cursor.describe(name)}: ${errorMessage(err)}`;
+      if (errorCode(err) === 'ENOENT') facts.vanished ??= cursor.describe(name);
+      else facts.error ??= `cannot stat ${cursor.describe(name)}: ${errorMessage(err)}`;
       continue;
     }
     visit?.(stats);

@@ -1,5 +1,6 @@
 import { lstatSync, lutimesSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { encodeText } from '../../src/safety/names.js';
 
 /** Writes a file, making its folders. */
 export function put(file: string, content: string | Buffer = 'x'): string {
@@ -8,15 +9,20 @@ export function put(file: string, content: string | Buffer = 'x'): string {
   return file;
 }
 
-/** Sets the mtime (and atime) of a path and everything below it, links included, to `when`. */
-export function backdate(target: string, when: Date): void {
-  const pending = [target];
-  const all: string[] = [];
+/**
+ * Sets the mtime (and atime) of a path and everything below it, links included, to `when`. Names
+ * are taken as bytes, so a name that is not UTF-8 is aged like any other.
+ */
+export function backdate(target: string | Buffer, when: Date): void {
+  const pending = [typeof target === 'string' ? encodeText(target) : target];
+  const all: Buffer[] = [];
   while (pending.length > 0) {
-    const current = pending.pop() as string;
+    const current = pending.pop() as Buffer;
     all.push(current);
     const stats = lstatSync(current);
-    if (stats.isDirectory()) for (const name of readdirSync(current)) pending.push(path.join(current, name));
+    if (stats.isDirectory())
+      for (const name of readdirSync(current, { encoding: 'buffer' }))
+        pending.push(Buffer.concat([current, Buffer.from('/'), name]));
   }
   // Children first: touching a child does not change its folder's mtime, but be explicit anyway.
   for (const entry of all.reverse()) lutimesSync(entry, when, when);

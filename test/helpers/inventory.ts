@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import { decodeBytes, encodeText } from '../../src/safety/names.js';
+
+const SLASH = Buffer.from('/');
 
 export interface Entry {
   type: 'file' | 'dir' | 'link' | 'other';
@@ -12,21 +15,29 @@ export interface Entry {
 
 /**
  * Every entry below `root` with its type, size, mtime and content hash, never following a link.
- * Two inventories compare equal exactly when nothing in the tree changed.
+ * Two inventories compare equal exactly when nothing in the tree changed. Names are read as bytes:
+ * a key holds each byte that is not UTF-8 as its lone surrogate (src/safety/names.ts), so two
+ * names never share a key and every entry is reached whatever its name.
  */
 export function inventory(root: string, options: { exclude?: string[] } = {}): Map<string, Entry> {
   const exclude = (options.exclude ?? []).map((entry) => path.resolve(entry));
   const out = new Map<string, Entry>();
-  const pending = [root];
+  const pending = [encodeText(root)];
   while (pending.length > 0) {
-    const dir = pending.pop() as string;
-    for (const name of readdirSync(dir)) {
-      const full = path.join(dir, name);
-      if (exclude.some((excluded) => full === excluded || full.startsWith(excluded + path.sep))) continue;
+    const dir = pending.pop() as Buffer;
+    for (const name of readdirSync(dir, { encoding: 'buffer' })) {
+      const full = Buffer.concat([dir, SLASH, name]);
+      const text = decodeBytes(full);
+      if (exclude.some((excluded) => text === excluded || text.startsWith(excluded + path.sep))) continue;
       const stats = lstatSync(full);
-      const key = path.relative(root, full);
+      const key = path.relative(root, text);
       if (stats.isSymbolicLink())
-        out.set(key, { type: 'link', size: stats.size, mtimeMs: stats.mtimeMs, link: readlinkSync(full) });
+        out.set(key, {
+          type: 'link',
+          size: stats.size,
+          mtimeMs: stats.mtimeMs,
+          link: decodeBytes(readlinkSync(full, { encoding: 'buffer' })),
+        });
       else if (stats.isDirectory()) {
         out.set(key, { type: 'dir', size: 0, mtimeMs: stats.mtimeMs });
         pending.push(full);

@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { readdirSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { runPass, type PassResult } from '../../src/core/pass.js';
 import type { Candidate, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
+import { readdirNamesSync } from '../../src/safety/fs.js';
 import { quarantinedName } from '../../src/safety/quarantine.js';
 
 /**
@@ -22,7 +23,8 @@ export function scratchProvider(options: {
     async gather() {
       if (!existsSync(options.root)) return { roots: [], candidates: [] };
       const candidates: Candidate[] = [];
-      for (const entry of readdirSync(options.root)) {
+      // Names as bytes (src/safety/fs.ts), as every provider lists them.
+      for (const entry of readdirNamesSync(options.root)) {
         const full = path.join(options.root, entry);
         if (quarantinedName(entry) !== null) {
           candidates.push({

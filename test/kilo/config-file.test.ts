@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { coreWorktreeOf, readRecordedWorktree } from '../../src/providers/kilo/config-file.js';
+import { decodeBytes } from '../../src/safety/names.js';
 import { tempDir } from '../helpers/temp.js';
 import { git } from './fixtures.js';
 
@@ -12,15 +13,19 @@ type GitAnswer =
   | { state: 'unrecorded' }
   | { state: 'unreadable'; problem: string };
 
-/** What git itself answers: `git config --file <file> --get core.worktree`. */
+/**
+ * What git itself answers: `git config --file <file> --get core.worktree`, its bytes in the tool's
+ * spelling (a byte that is not UTF-8 as its lone surrogate, src/safety/names.ts).
+ */
 function gitAnswer(file: string): GitAnswer {
   const result = spawnSync('git', ['config', '--file', file, '--get', 'core.worktree'], {
-    encoding: 'utf8',
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' },
   });
+  const stdout = decodeBytes(result.stdout);
+  const stderr = decodeBytes(result.stderr);
   if (result.status === 1) return { state: 'unrecorded' };
-  if (result.status !== 0) return { state: 'unreadable', problem: result.stderr.trim().split('\n').pop() ?? '' };
-  return { state: 'recorded', value: result.stdout.replace(/\n$/, '') };
+  if (result.status !== 0) return { state: 'unreadable', problem: stderr.trim().split('\n').pop() ?? '' };
+  return { state: 'recorded', value: stdout.replace(/\n$/, '') };
 }
 
 /** A checkpoint repository made the way Kilo makes one, for a worktree at `worktree`. */

@@ -145,11 +145,12 @@ export async function recheckOwnerRepo(known: OwnerRepoFacts): Promise<OwnerRepo
   return facts;
 }
 
-/** Adds the paths `git worktree list --porcelain` names (prunable ones too); answers a problem, or null. */
+/** Adds the paths `git worktree list --porcelain -z` names (prunable ones too); answers a problem, or null. */
 async function listWorktrees(repo: string, into: Set<string>): Promise<string | null> {
-  const listed = await runGit(['-C', repo, 'worktree', 'list', '--porcelain']);
+  // -z: each path as its bytes, never quoted (a newline or a byte that is not UTF-8 in a path).
+  const listed = await runGit(['-C', repo, 'worktree', 'list', '--porcelain', '-z']);
   if (listed.code !== 0) return `git worktree list failed in ${repo}: ${lastLine(listed.stderr)}`;
-  for (const line of listed.stdout.split('\n')) {
+  for (const line of listed.stdout.split('\0')) {
     if (line.startsWith('worktree ')) into.add(path.resolve(line.slice('worktree '.length)));
   }
   return null;

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
 import { lstatOrNull } from '../../safety/fs.js';
+import { decodeBytes } from '../../safety/names.js';
 
 /** The newest owl.db schema (PRAGMA user_version) whose layout these columns were read from. */
 export const NEWEST_KNOWN_SCHEMA = 16;
@@ -85,24 +86,25 @@ function readFrom(db: Database.Database, file: string): OwlState {
   const has = (table: string, column: string) => columns.get(table)?.has(column) ?? false;
 
   const jobs = new Map<number, OwlJob>();
-  const jobSql = `SELECT id, state, worktree, project, ${has('jobs', 'branch') ? 'branch' : "''"} AS branch, ${has('jobs', 'created') ? 'created' : 'NULL'} AS created FROM jobs`;
+  // Paths are read as their bytes: Owl may record a folder whose name is not UTF-8.
+  const jobSql = `SELECT id, state, CAST(worktree AS BLOB) AS worktree, project, ${has('jobs', 'branch') ? 'branch' : "''"} AS branch, ${has('jobs', 'created') ? 'created' : 'NULL'} AS created FROM jobs`;
   for (const row of db.prepare(jobSql).all() as Array<Record<string, unknown>>) {
     const id = Number(row.id);
     jobs.set(id, {
       id,
       state: String(row.state ?? ''),
-      worktree: String(row.worktree ?? ''),
+      worktree: pathText(row.worktree),
       branch: String(row.branch ?? ''),
       project: String(row.project ?? ''),
       createdMs: parseTime(row.created),
     });
   }
-  const projects = (db.prepare('SELECT name, path FROM projects').all() as Array<Record<string, unknown>>).map(
-    (row) => ({
-      name: String(row.name),
-      path: String(row.path),
-    }),
-  );
+  const projects = (
+    db.prepare('SELECT name, CAST(path AS BLOB) AS path FROM projects').all() as Array<Record<string, unknown>>
+  ).map((row) => ({
+    name: String(row.name),
+    path: pathText(row.path),
+  }));
   const lastRunEnded = new Map<number, number>();
   const openRuns = new Map<number, number[]>();
   for (const row of db.prepare('SELECT id, job_id, ended, outcome FROM runs').all() as Array<Record<string, unknown>>) {
@@ -112,6 +114,10 @@ function readFrom(db: Database.Database, file: string): OwlState {
     if (ended !== null && ended > (lastRunEnded.get(jobId) ?? -Infinity)) lastRunEnded.set(jobId, ended);
   }
   return { userVersion, jobs, projects, lastRunEnded, openRuns };
+}
+
+function pathText(value: unknown): string {
+  return Buffer.isBuffer(value) ? decodeBytes(value) : String(value ?? '');
 }
 
 /** Owl writes times as RFC 3339 text in UTC (nanoseconds allowed); '' means not yet. */
