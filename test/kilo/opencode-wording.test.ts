@@ -1,7 +1,8 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { put } from '../helpers/fs-fixtures.js';
+import { inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { git, lockDirOf, makeKiloDb, makeSnapshot, sha1, writeKiloLock } from './fixtures.js';
 import { runKilo, scene, type Scene } from './scene.js';
@@ -87,7 +88,9 @@ describe('the kilo provider names the app each checkpoint repository belongs to'
     expect(report.items).toHaveLength(Object.keys(items).length);
     for (const [state, gitdir] of Object.entries(items)) {
       const item = itemAt(report, gitdir);
-      expect(`${item.verdict} ${item.reason}`, state).toBe(VERDICTS[state]);
+      // opencode takes no snapshot lock: a folder shaped like Kilo Code's in its state keeps nothing.
+      const expected = state === 'locked' ? 'would-delete worktree-removed' : VERDICTS[state];
+      expect(`${item.verdict} ${item.reason}`, state).toBe(expected);
       expect(item.detail, state).toMatch(/opencode/);
       // Paths here hold a lowercase "kilo" (the test's temp folders); the app's name never appears.
       expect(item.detail, state).not.toMatch(/Kilo|materializ|seed/);
@@ -96,8 +99,18 @@ describe('the kilo provider names the app each checkpoint repository belongs to'
     expect(itemAt(report, items.removed as string).detail).toContain(
       "objects/info/alternates, which opencode keeps for good, only names the owner's objects",
     );
-    expect(itemAt(report, items.locked as string).detail).toContain("in opencode's state folder is held by pid 4242");
     expect(itemAt(report, items.unmanaged as string).detail).toContain("opencode's worktree folder");
+  });
+
+  it('a deleting pass over opencode takes no lock in its state folder, which stays as it was', async () => {
+    const { s, items } = everyState('opencode');
+    const before = inventory(s.state);
+
+    const { report } = await runKilo(s);
+
+    expect(itemAt(report, items.removed as string)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
+    expect(existsSync(items.removed as string)).toBe(false);
+    expect(inventory(s.state)).toEqual(before);
   });
 
   it('the same states in Kilo Code’s data folder are described as Kilo Code’s', async () => {

@@ -8,6 +8,7 @@ import {
   managedPlace,
   materializePin,
   sha1hex,
+  usesSnapshotLock,
   type KiloApp,
   type KiloLocation,
   type ManagedPlace,
@@ -70,7 +71,9 @@ export interface EvidenceContext {
 
 export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext): Promise<RepoEvidence> {
   const stats = await lstatOrNull(repo.gitdir).catch(() => null);
-  const lockDir = ctx.location.stateDir ? lockDirectory(ctx.location.stateDir, repo.gitdir) : null;
+  // opencode has no snapshot lock: taking one in its state folder would keep out no one.
+  const locking = usesSnapshotLock(ctx.location.app);
+  const lockDir = locking && ctx.location.stateDir ? lockDirectory(ctx.location.stateDir, repo.gitdir) : null;
   const evidence: RepoEvidence = {
     repo,
     app: ctx.location.app,
@@ -80,7 +83,7 @@ export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext):
     managed: null,
     ownerPath: null,
     owner: null,
-    lock: { state: 'unknown' },
+    lock: locking ? { state: 'unknown' } : { state: 'free' },
     lockDir,
     seedingMs: null,
     unmaterialized: false,

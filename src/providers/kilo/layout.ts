@@ -27,6 +27,12 @@ export interface KiloLocation {
 export const sha1hex = (text: string): string => createHash('sha1').update(text).digest('hex');
 
 /** `<data>/snapshot`: every checkpoint repository is inside it (the containment root). */
+/**
+ * Whether the app guards its checkpoint repositories with the `snapshot:<gitdir>` lock: Kilo Code
+ * does; opencode has none (its locks/ holds other keys only). An unknown app is taken to lock.
+ */
+export const usesSnapshotLock = (app: KiloApp | null): boolean => app !== 'opencode';
+
 export const snapshotRoot = (dataDir: string): string => path.join(dataDir, 'snapshot');
 
 /** The directory lock Kilo takes around every snapshot and materialization of `gitdir`. */

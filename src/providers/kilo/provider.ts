@@ -6,7 +6,7 @@ import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
 import { collectEvidence, type EvidenceContext } from './evidence.js';
 import { judgeRepo, legacyJudgement } from './judge.js';
-import { appName, kiloLocations, lockDirectory, snapshotRoot, type KiloLocation } from './layout.js';
+import { appName, kiloLocations, lockDirectory, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
 import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
 import { inspectLock } from './lock.js';
 import { OwnerRepos } from './owner-repo.js';
@@ -134,7 +134,7 @@ async function quarantineCandidate(
     },
   };
   // Kilo removes its quarantine under the lock of the repository it was; never race it.
-  if (location.stateDir && original) {
+  if (location.stateDir && original && usesSnapshotLock(location.app)) {
     const lockDir = lockDirectory(location.stateDir, path.join(projectDir, original));
     // A lock folder that cannot be read does not hold back a quarantine (rule 11); a live one does.
     const lock = await inspectLock(lockDir, nowMs).catch(() => ({ state: 'free' as const }));

@@ -5,6 +5,7 @@ import { lstatOrNull } from '../../safety/fs.js';
 import type { Owner } from '../../safety/owner.js';
 import { collectEvidence, type EvidenceContext, type OwnerSource, type RepoEvidence } from './evidence.js';
 import { judgeRepo } from './judge.js';
+import { usesSnapshotLock } from './layout.js';
 import { acquireLock } from './lock.js';
 import { inspectOwnerRepo, recheckOwnerRepo, type OwnerRepoFacts } from './owner-repo.js';
 
@@ -19,8 +20,10 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
     type: 'custom',
     async apply(ctx: ApplyContext): Promise<void> {
       const { gitdir } = judged.repo;
-      if (!judged.lockDir) throw new Error(`the snapshot lock folder for ${gitdir} is not known`);
-      const lock = await acquireLock(judged.lockDir, { owner: ctx.owner, log: ctx.log });
+      const locking = usesSnapshotLock(judged.app);
+      if (locking && !judged.lockDir) throw new Error(`the snapshot lock folder for ${gitdir} is not known`);
+      const lock =
+        locking && judged.lockDir ? await acquireLock(judged.lockDir, { owner: ctx.owner, log: ctx.log }) : null;
       try {
         const now = await collectEvidence(judged.repo, {
           ...context,
@@ -36,7 +39,7 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
         await ctx.removeTree(gitdir);
         if (now.pin && now.ownerPath) await dropPin(now.ownerPath, now.pin, ctx.owner);
       } finally {
-        await lock.release();
+        await lock?.release();
       }
     },
   };
