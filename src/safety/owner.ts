@@ -1,3 +1,5 @@
+import { lstatOrNullSync } from './fs.js';
+
 export interface Owner {
   uid: number;
   gid: number;
@@ -22,6 +24,20 @@ export function deleteIdentity(parent: Ownership & { mode: number }, entry: Owne
   const who = sticky && parent.uid === 0 ? entry : parent;
   if (who.uid === 0) return null;
   return { uid: who.uid, gid: who.gid };
+}
+
+/**
+ * Who a git process over a worktree runs as when we are root: the worktree's owner. `git status`
+ * and `git hash-object` run the clean filters a repository's config names (`filter.<x>.clean`,
+ * `filter.<x>.process`); run as root over another user's worktree, that would run the user's
+ * program as root. As the owner, it can do nothing the owner could not. Null: as we are (not root,
+ * or the worktree is root's own), or the worktree cannot be looked at (git then fails on its own).
+ */
+export function gitIdentityFor(worktree: string): Owner | null {
+  if (process.geteuid?.() !== 0) return null;
+  const stats = lstatOrNullSync(worktree);
+  if (!stats || stats.uid === 0) return null;
+  return { uid: stats.uid, gid: stats.gid };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { git, runGit } from '../git/git.js';
+import { gitIdentityFor } from '../safety/owner.js';
 import { lstatOrNullSync, readlinkSync } from '../safety/fs.js';
 import type { FlaggedEntry } from './index-gitlinks.js';
 
@@ -61,7 +62,11 @@ export async function compareFlagged(worktree: string, entries: readonly Flagged
   }
   if (toHash.length > 0) {
     const ids = (
-      await git(['hash-object', '--stdin-paths'], { cwd: worktree, input: toHash.map((e) => `${e.path}\n`).join('') })
+      await git(['hash-object', '--stdin-paths'], {
+        cwd: worktree,
+        input: toHash.map((e) => `${e.path}\n`).join(''),
+        owner: gitIdentityFor(worktree),
+      })
     )
       .split('\n')
       .filter((line) => line !== '');

@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { asError } from '../core/errors.js';
 import { git, runGit } from '../git/git.js';
+import { mapLimit } from '../util/limit.js';
+import { gitIdentityFor, type Owner } from '../safety/owner.js';
 
 /** What is at stake in a worktree: tracked changes and untracked files, as `git status` says. */
 export interface WorktreeChanges {
@@ -32,7 +34,7 @@ export interface WorktreeStatus {
  * neither changes what is at stake, and both cost a walk.
  */
 export async function readWorktreeStatus(worktree: string): Promise<WorktreeStatus> {
-  return parseStatus(await git(STATUS, { cwd: worktree }), worktree);
+  return parseStatus(await git(STATUS, { cwd: worktree, owner: gitIdentityFor(worktree) }), worktree);
 }
 
 const STATUS = [
@@ -66,28 +68,47 @@ export async function readWorktreeStatuses(
   cpus = availableParallelism(),
 ): Promise<Array<WorktreeStatus | Error>> {
   const size = Math.max(1, Math.ceil(worktrees.length / Math.max(1, streams)));
-  const batches: string[][] = [];
-  for (let start = 0; start < worktrees.length; start += size) batches.push(worktrees.slice(start, start + size));
+  // A batch runs as one user: the worktrees are batched by owner, in their order.
+  const batches: Array<{ owner: Owner | null; worktrees: string[]; at: number[] }> = [];
+  const byOwner = new Map<string, (typeof batches)[number]>();
+  worktrees.forEach((worktree, at) => {
+    const owner = gitIdentityFor(worktree);
+    const key = owner ? `${owner.uid}:${owner.gid}` : 'self';
+    let batch = byOwner.get(key);
+    if (!batch || batch.worktrees.length >= size) {
+      batch = { owner, worktrees: [], at: [] };
+      batches.push(batch);
+      byOwner.set(key, batch);
+    }
+    batch.worktrees.push(worktree);
+    batch.at.push(at);
+  });
   const settings = batches.length >= cpus ? ['-c', 'core.preloadIndex=false'] : [];
-  const answers = await Promise.all(
-    batches.map(async (batch) => {
-      const trusted = await batchStatuses(batch, settings);
-      const results: Array<WorktreeStatus | Error> = [...trusted];
-      for (const worktree of batch.slice(trusted.length)) {
-        try {
-          results.push(await readWorktreeStatus(worktree));
-        } catch (err) {
-          results.push(asError(err));
-        }
+  const answers = new Array<WorktreeStatus | Error>(worktrees.length);
+  // As many at once as there are streams, even when owners make more batches than that.
+  await mapLimit(batches, Math.max(1, streams), async ({ owner, worktrees: batch, at }) => {
+    const trusted = await batchStatuses(batch, settings, owner);
+    const results: Array<WorktreeStatus | Error> = [...trusted];
+    for (const worktree of batch.slice(trusted.length)) {
+      try {
+        results.push(await readWorktreeStatus(worktree));
+      } catch (err) {
+        results.push(asError(err));
       }
-      return results;
-    }),
-  );
-  return answers.flat();
+    }
+    results.forEach((result, k) => {
+      answers[at[k] as number] = result;
+    });
+  });
+  return answers;
 }
 
 /** The answers of one `git for-each-repo` that can be trusted, in order: none where it could not run. */
-async function batchStatuses(batch: readonly string[], settings: readonly string[]): Promise<WorktreeStatus[]> {
+async function batchStatuses(
+  batch: readonly string[],
+  settings: readonly string[],
+  owner: Owner | null,
+): Promise<WorktreeStatus[]> {
   // Absolute paths only: for-each-repo expands a leading `~` or `%(prefix)`.
   if (!batch.every((worktree) => worktree.startsWith('/'))) return [];
   let result;
@@ -100,7 +121,7 @@ async function batchStatuses(batch: readonly string[], settings: readonly string
         `--config=${REPOSITORIES_KEY}`,
         ...STATUS,
       ],
-      { timeoutMs: 120_000 + 10_000 * batch.length },
+      { timeoutMs: 120_000 + 10_000 * batch.length, owner },
     );
   } catch {
     return [];
