@@ -36,7 +36,9 @@ export async function settleHistory<T extends HistoryRead>(
   if (skewed) return { history: first, settlement: skewed };
   const age = first.newest === null ? Number.POSITIVE_INFINITY : now() - first.newest.mtimeMs;
   if (age >= HISTORY_SETTLE_MS) return { history: first, settlement: { state: 'settled' } };
-  await sleep(HISTORY_SETTLE_MS - age);
+  // A source a little in the future (within the skew margin) is waited for one whole period, no more.
+  const wait = Math.min(HISTORY_SETTLE_MS - age, HISTORY_SETTLE_MS);
+  await sleep(wait);
   const second = await read();
   const skewedAgain = skew(second, now());
   if (skewedAgain) return { history: second, settlement: skewedAgain };
@@ -45,7 +47,7 @@ export async function settleHistory<T extends HistoryRead>(
       history: second,
       settlement: {
         state: 'changed',
-        detail: `the history changed between two reads ${Math.round((HISTORY_SETTLE_MS - age) / 100) / 10}s apart (${second.newest?.path ?? 'a source'} was being written)`,
+        detail: `the history changed between two reads ${Math.round(wait / 100) / 10}s apart (${second.newest?.path ?? 'a source'} was being written)`,
       },
     };
   }
