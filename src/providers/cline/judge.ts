@@ -79,9 +79,11 @@ export function judgeClineRepo(entry: ClineRepoEntry, facts: ShadowRepoFacts, pl
   const { tasks, unknown } = repoTasks(entry, facts);
   const living = tasks.flatMap((task) => {
     const where = whereTaskExists(history, task);
-    return where === undefined ? [] : [`task ${task} (${where})`];
+    return where === undefined ? [] : [`task ${task} exists (${where})`];
   });
-  const startedHere = history.worktrees.get(normalizeFolder(worktree));
+  // A workspace repository also serves tasks its commits do not name yet (a task that has just
+  // started, a multi-root one); a per-task repository is its task's alone.
+  const startedHere = entry.layout === 'workspace' ? history.worktrees.get(normalizeFolder(worktree)) : undefined;
   if (startedHere !== undefined) living.push(`task ${startedHere} was started in its worktree ${worktree}`);
   if (living.length > 0) return alive(entry, facts, place, living);
 
@@ -112,12 +114,12 @@ export function judgeClineRepo(entry: ClineRepoEntry, facts: ShadowRepoFacts, pl
   return {
     decision: 'delete',
     reason: 'task-deleted',
-    detail: `${named} (${list(history.sources, 4)}), no history item was started in its worktree ${worktree}, and every commit is Cline's; ${lastCommitText(facts)}`,
+    detail: `${named} (${list(history.sources, 4)})${entry.layout === 'workspace' ? `, no history item was started in its worktree ${worktree}` : ''}, and every commit is Cline's; ${lastCommitText(facts)}`,
   };
 }
 
 function alive(entry: ClineRepoEntry, facts: ShadowRepoFacts, place: ClinePlace, living: string[]): OwnerJudgement {
-  const why = `${list(living, 3)} still exists`;
+  const why = list(living, 3);
   if (entry.layout === 'task') {
     return {
       decision: 'unfinished',
@@ -132,7 +134,7 @@ function alive(entry: ClineRepoEntry, facts: ShadowRepoFacts, place: ClinePlace,
       detail: `${why}, but ${place.legacyFormat}; worktree ${facts.config?.worktree}, ${lastCommitText(facts)}`,
     };
   }
-  return { decision: 'kept', reason: 'task-in-history', detail: `${why}; its worktree is ${facts.config?.worktree}` };
+  return { decision: 'kept', reason: 'task-in-history', detail: why };
 }
 
 /** A task folder with a conversation that no history source names: reported, never deleted. */

@@ -42,7 +42,7 @@ export const ROO: RooExtension = {
 export const KILO_LEGACY: RooExtension = {
   key: 'kilo',
   id: 'kilocode.kilo-code',
-  label: 'Kilo Code (5.x and before)',
+  label: 'Kilo Code',
   settingsSection: 'kilo-code',
   userName: 'Kilo Code',
   userEmail: 'noreply@example.com',

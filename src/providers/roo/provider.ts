@@ -52,7 +52,7 @@ async function readPlace(location: RooLocation): Promise<RooPlace> {
     if (extension.legacyFromMajor !== null) {
       const versions = await installedVersions(editor, extension.id);
       if (allAtLeast(versions, extension.legacyFromMajor)) {
-        legacyFormat = `the installed ${versions?.join(', ')} under the same id (${extension.legacyFromMajor}.0 or later) no longer reads these tasks: ${extension.howToDrop}`;
+        legacyFormat = `the installed ${extension.label} ${versions?.join(', ')} (${extension.legacyFromMajor}.0 or later, a new extension under the same id) no longer reads these tasks, and ${extension.howToDrop}`;
       }
     }
     return { ...base, history, settlement, legacyFormat };
