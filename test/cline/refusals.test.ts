@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -236,3 +236,41 @@ function writeLocksDb(file: string, rows: Array<[string, 'file' | 'instance' | '
     db.close();
   }
 }
+
+describe('cline: names that are not UTF-8', () => {
+  it('proves a repository dead whatever the names inside it, and refuses one whose worktree cannot be named exactly', async () => {
+    const s = clineScene();
+    const dead = workspaceRepo(s.gs, path.join(s.projects, 'bytes'), ['1790000000160']);
+    const weird = workspaceRepo(s.gs, path.join(s.projects, 'weird'), ['1790000000161']);
+    const config = path.join(weird, '.git', 'config');
+    const text = readFileSync(config);
+    const at = text.indexOf(Buffer.from(path.join(s.projects, 'weird')));
+    writeFileSync(
+      config,
+      Buffer.concat([
+        text.subarray(0, at),
+        Buffer.from(`${path.join(s.projects, 'we')}`),
+        Buffer.from([0xe9]),
+        text.subarray(at + path.join(s.projects, 'we').length + 1),
+      ]),
+    );
+    settle(s);
+    // Made after the scene is aged: the test's own helpers name files by string.
+    const odd = Buffer.concat([
+      Buffer.from(path.join(dead, '.git', 'objects') + path.sep),
+      Buffer.from([0x6f, 0xff, 0xfe, 0x2e, 0x70, 0x61, 0x63, 0x6b]),
+    ]);
+    writeFileSync(odd, 'pack data\n');
+    const old = new Date(Date.now() - 2 * 86_400_000);
+    utimesSync(odd, old, old);
+    utimesSync(path.join(dead, '.git', 'objects'), old, old);
+
+    // Removing such names is the safety engine's work (rule 13); what the provider must do is judge.
+    const { report } = await runCline(s, { reportOnly: true });
+
+    expect(itemAt(report, dead)).toMatchObject({ verdict: 'would-delete', reason: 'task-deleted' });
+    expect(itemAt(report, weird)).toMatchObject({ verdict: 'refused', reason: 'evidence-unreadable' });
+    expect(existsSync(weird)).toBe(true);
+    rmSync(odd);
+  });
+});

@@ -249,3 +249,27 @@ describe('roo per-task repositories: what is deleted and what is kept', () => {
     expect(existsSync(locked)).toBe(true);
   });
 });
+
+describe('roo: recovery', () => {
+  it('finishes the quarantine an interrupted pass left in a task folder, even while the history cannot be read', async () => {
+    const s = rooScene();
+    const quarantine = path.join(s.gs, 'tasks', ID(90), '.checkpoints.cleanup-4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a');
+    put(path.join(quarantine, '.git', 'objects', 'pack', 'half.pack'), 'x'.repeat(2048));
+    put(path.join(s.gs, 'tasks', '_index.json'), '{"version": 1, "entries": [');
+    const repo = taskRepo(s, ID(91), path.join(s.projects, 'q'));
+    settle(s);
+
+    const { report, exitCode } = await runRoo(s);
+
+    expect(exitCode).toBe(1);
+    expect(itemAt(report, quarantine)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
+    expect(existsSync(quarantine)).toBe(false);
+    expect(itemAt(report, repo)).toMatchObject({ verdict: 'refused', reason: 'source-unreadable' });
+    // The emptied task folder of the quarantine is no item of its own.
+    expect(report.items.filter((item) => item.path === path.dirname(quarantine))).toEqual([]);
+  });
+});

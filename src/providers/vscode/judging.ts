@@ -52,6 +52,10 @@ export function identityProblem(facts: ShadowRepoFacts, signature: ShadowSignatu
     // Roo unsets it for a moment while it deletes a branch: not proof of anything.
     return refused('worktree-unrecorded', `${path.join(facts.gitdir, 'config')} records no core.worktree`);
   }
+  if (worktree.includes('\ufffd')) {
+    // Bytes that are not UTF-8 cannot be named exactly, so neither its hash nor its workspace can be checked.
+    return refused('evidence-unreadable', `its core.worktree ${worktree} is not valid UTF-8`);
+  }
   if (!path.isAbsolute(worktree)) {
     return refused(
       'signature-mismatch',
