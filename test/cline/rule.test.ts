@@ -219,6 +219,18 @@ describe('cline workspace repositories: what is deleted and what is kept', () =>
     expect(existsSync(dead)).toBe(true);
   });
 
+  it('judges a repository whose workspace went with the folders above it', async () => {
+    const s = clineScene();
+    const deep = path.join(s.root, 'old-disk', 'clients', 'acme');
+    const dead = workspaceRepo(s.gs, deep, ['1790000000080']);
+    rmSync(path.join(s.root, 'old-disk'), { recursive: true, force: true });
+    settle(s);
+
+    const { report } = await runCline(s);
+
+    expect(itemAt(report, dead)).toMatchObject({ verdict: 'deleted', reason: 'task-deleted' });
+  });
+
   it('takes no notice of a workspace folder being gone: an alive repository whose workspace was deleted is kept', async () => {
     const s = clineScene();
     const ws = makeWorkspace(path.join(s.projects, 'moved'));

@@ -101,10 +101,11 @@ export interface ShadowRepoSpec {
 export function makeShadowRepo(folder: string, spec: ShadowRepoSpec): string {
   mkdirSync(folder, { recursive: true });
   git(spec.emptyTemplate ? ['init', '-q', '--template', ''] : ['init', '-q'], { cwd: folder });
-  git(['config', 'core.worktree', spec.worktree], { cwd: folder });
   git(['config', 'commit.gpgSign', 'false'], { cwd: folder });
   git(['config', 'user.name', spec.userName], { cwd: folder });
   git(['config', 'user.email', spec.userEmail], { cwd: folder });
+  // Last: git refuses to run in a repository whose worktree's parent folder does not exist.
+  git(['config', 'core.worktree', spec.worktree], { cwd: folder });
   mkdirSync(path.join(folder, '.git', 'info'), { recursive: true });
   writeFileSync(path.join(folder, '.git', 'info', 'exclude'), ['.git/', 'node_modules/', 'dist/', '*.log'].join('\n'));
   const initial = spec.initialSubject === undefined ? 'initial commit' : spec.initialSubject;

@@ -96,6 +96,10 @@ export async function readCommits(gitdir: string): Promise<CommitFacts> {
     'log.showSignature=false',
     '--git-dir',
     gitdir,
+    // git checks that core.worktree's folder can be reached even for a log, and the workspace may be
+    // long gone with its parents: the repository's own folder stands in (a log reads no worktree).
+    '--work-tree',
+    path.dirname(gitdir),
     'log',
     '--all',
     '-z',
