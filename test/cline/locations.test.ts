@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -125,5 +125,25 @@ describe('where the providers look', () => {
       config: { homes: ['/nonexistent'], providers: { roo: { userDataDir: s.userData } } },
     });
     expect(named.report.items.map((item) => item.path).sort()).toEqual([kiloRepo, rooRepo].sort());
+  });
+});
+
+describe('the areas cline and roo claim', () => {
+  it('refuse a config in which a worktree set would judge folders of theirs', async () => {
+    const s = clineScene();
+    workspaceRepo(s.gs, path.join(s.projects, 'a'), ['1790000000990']);
+    const r = rooScene();
+    mkdirSync(path.join(r.gs, 'tasks'));
+    settle(s);
+    const overlapping = (roots: string[]) =>
+      runCline(s, {
+        config: { homes: [s.home, r.home], providers: { worktrees: { sets: [{ name: 'mine', roots }] } } },
+      });
+    await expect(overlapping([path.join(s.gs, 'checkpoints')])).rejects.toThrow(
+      /cline .* and worktrees set mine|worktrees set mine .* and cline/,
+    );
+    await expect(overlapping([path.join(r.gs, 'tasks')])).rejects.toThrow(/roo/);
+    const apart = await overlapping([path.join(s.root, 'elsewhere')]);
+    expect(apart.exitCode).toBe(0);
   });
 });

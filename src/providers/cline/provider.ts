@@ -15,6 +15,10 @@ import { listClineStorage, type ClineListing } from './listing.js';
 /** Cline (VS Code extension and standalone host): checkpoint ("shadow git") repositories. */
 export const clineProvider: Provider = {
   name: 'cline',
+  async claimedAreas(ctx) {
+    const locations = await clineLocations(ctx);
+    return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'cline', folder })));
+  },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const locations = await clineLocations(ctx);
     // Each history is read (and, when it was just written, read again a few seconds later) at once.

@@ -17,6 +17,10 @@ import { listRooStorage, taskFolders, type RooListing, type RooRepoEntry } from 
 /** Roo Code and the Kilo Code extension of 5.x and before: per-task checkpoint repositories. */
 export const rooProvider: Provider = {
   name: 'roo',
+  async claimedAreas(ctx) {
+    const locations = await rooLocations(ctx);
+    return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'roo', folder })));
+  },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const locations = await rooLocations(ctx);
     const places = await Promise.all(locations.map((location) => readPlace(location)));
