@@ -113,7 +113,7 @@ describe(`the real Cline CLIs: ${CLINE3.spec} (Cline ${CLINE3.core}) makes check
         if (ws === blog) {
           // Cline's own deletion of the shop task, the way its history view asks for it.
           await core.deleteTasks([ids[0] as string]);
-          await waitUntil('the deletion', () => !history().some((item) => item.id === ids[0]), 60_000);
+          await waitUntil('the deletion', () => !history().some((item) => item.id === ids[0]), 120_000);
         }
       } catch (err) {
         throw new Error(`${(err as Error).message}\n${core.output().slice(-4000)}`);
