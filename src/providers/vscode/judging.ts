@@ -52,7 +52,7 @@ export function identityProblem(facts: ShadowRepoFacts, signature: ShadowSignatu
     // Roo unsets it for a moment while it deletes a branch: not proof of anything.
     return refused('worktree-unrecorded', `${path.join(facts.gitdir, 'config')} records no core.worktree`);
   }
-  if (worktree.includes('\ufffd')) {
+  if (worktree.includes('\ufffd') || LONE_SURROGATE.test(worktree)) {
     // Bytes that are not UTF-8 cannot be named exactly, so neither its hash nor its workspace can be checked.
     return refused('evidence-unreadable', `its core.worktree ${worktree} is not valid UTF-8`);
   }
@@ -64,6 +64,9 @@ export function identityProblem(facts: ShadowRepoFacts, signature: ShadowSignatu
   }
   return null;
 }
+
+/** A byte of a name that is not UTF-8, as the names codec and the native decoder render it. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** The newest commit, for a person deciding on a repository. */
 export function lastCommitText(facts: ShadowRepoFacts): string {
