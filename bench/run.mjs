@@ -59,7 +59,7 @@ async function main() {
     process.stdout.write(`\n${table}\n`);
     const name = options.million ? 'million' : 'default';
     const describe = (sizes) =>
-      `${sizes.homes.toLocaleString('en')} session homes of ${sizes.filesPerHome} files, ${sizes.kilo} checkpoint repositories of about ${sizes.kiloFiles} files, ${sizes.worktrees} worktrees of about ${sizes.worktreeFiles} files`;
+      `${sizes.homes.toLocaleString('en')} session homes of ${sizes.filesPerHome} files, ${sizes.kilo} checkpoint repositories of about ${sizes.kiloFiles} files, ${sizes.worktrees} worktrees of about ${sizes.worktreeFiles} files${sizes.cline > 0 ? `, ${sizes.cline} Cline checkpoint repositories of about ${sizes.clineFiles} files` : ''}`;
     const size = describe(options);
     const deleteNote = fleet.deleteFleet
       ? ` The deleting passes ran on a fleet of ${describe(fleet.deleteSize)} (${fleet.deleteFleet.entries.toLocaleString('en')} entries, half of them dead), copied back after each pass.`

@@ -6,6 +6,8 @@ const DEFAULTS = {
   kiloFiles: 1000,
   worktrees: 100,
   worktreeFiles: 1000,
+  cline: 100,
+  clineFiles: 1000,
   reps: 3,
   deleteFraction: 0.25,
   dir: null,
@@ -15,7 +17,7 @@ const DEFAULTS = {
 };
 
 // About 1,000,000 files: 14,000 homes of 50, 150 repositories and 150 worktrees of 1,000.
-const MILLION = { homes: 14000, kilo: 150, worktrees: 150, reps: 1 };
+const MILLION = { homes: 14000, kilo: 150, worktrees: 150, cline: 0, reps: 1 };
 
 const FLAGS = {
   '--homes': 'homes',
@@ -24,6 +26,8 @@ const FLAGS = {
   '--kilo-files': 'kiloFiles',
   '--worktrees': 'worktrees',
   '--worktree-files': 'worktreeFiles',
+  '--cline': 'cline',
+  '--cline-files': 'clineFiles',
   '--reps': 'reps',
   '--delete-fraction': 'deleteFraction',
   '--dir': 'dir',
@@ -31,7 +35,8 @@ const FLAGS = {
 };
 
 export const USAGE = `usage: npm run bench -- [--homes N] [--files-per-home N] [--kilo N] [--kilo-files N]
-                      [--worktrees N] [--worktree-files N] [--reps N] [--dir DIR] [--keep]
+                      [--worktrees N] [--worktree-files N] [--cline N] [--cline-files N]
+                      [--reps N] [--dir DIR] [--keep]
                       [--delete-fraction F] [--out FILE] [--million]
   --delete-fraction F  the deleting passes run on a fleet of this share of the sizes (default 0.25):
                        every repetition deletes the dead half and copies it back
@@ -71,5 +76,11 @@ function fraction(flag, value) {
 /** The sizes of the smaller fleet the deleting passes run on. */
 export function scaled(options, share) {
   const part = (count) => (count === 0 ? 0 : Math.max(2, Math.round(count * share)));
-  return { ...options, homes: part(options.homes), kilo: part(options.kilo), worktrees: part(options.worktrees) };
+  return {
+    ...options,
+    homes: part(options.homes),
+    kilo: part(options.kilo),
+    worktrees: part(options.worktrees),
+    cline: part(options.cline),
+  };
 }

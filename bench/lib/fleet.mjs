@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { backdateTree, countEntries, ensureDir } from './files.mjs';
+import { buildClineTemplate, buildClineUser } from './cline.mjs';
 import { buildKiloUser, buildSnapshotTemplate } from './kilo.mjs';
 import { buildWatchfireRoot } from './watchfire.mjs';
 import { buildWorktrees } from './worktrees.mjs';
@@ -11,7 +12,8 @@ const HOMES_PER_USER = 200;
 
 /**
  * Builds a fleet under `dir`: user homes `<dir>/home/uNN` with Watchfire session homes and Kilo
- * checkpoint repositories, and vibe-kanban worktrees under `<dir>/var/tmp`. Everything is ten days
+ * checkpoint repositories, Cline's checkpoint repositories in the first home, and vibe-kanban
+ * worktrees under `<dir>/var/tmp`. Everything is ten days
  * old. Answers where everything is, which folders a pass must delete, and the config to run with.
  */
 export function buildFleet(dir, size) {
@@ -76,7 +78,20 @@ export function buildFleet(dir, size) {
     fleet.worktrees = [...built.dead, ...built.live].map(({ worktree }) => worktree);
   }
 
-  fleet.roots = [...watchfireRoots, ...kiloRoots, ...worktreeRoots];
+  // Cline's repositories all in one home (a heavy Cline user), beside that home's other scratch.
+  const clineRoots = [];
+  if (size.cline > 0) {
+    const template = buildClineTemplate(path.join(dir, 'cline-template'), size.clineFiles);
+    const built = buildClineUser(homes[0], size.cline, template);
+    backdateTree(path.join(homes[0], '.config'), old);
+    clineRoots.push(built.storage);
+    fleet.dead.push(...built.dead);
+    fleet.deadItems.push(...built.dead);
+    fleet.live.push(...built.live);
+    rmSync(path.join(dir, 'cline-template'), { recursive: true });
+  }
+
+  fleet.roots = [...watchfireRoots, ...kiloRoots, ...worktreeRoots, ...clineRoots];
   fleet.watchfireRoots = watchfireRoots;
   fleet.entries = fleet.roots.reduce((sum, root) => sum + countEntries(root), 0);
   ensureDir(path.join(dir, 'reports'));

@@ -42,6 +42,18 @@ const worktrees = z.strictObject({
   sets: z.array(worktreeSet).default([]),
 });
 
+const cline = z.strictObject({
+  enabled: z.boolean().default(true),
+  userDataDir: pathList.optional(),
+  dataDir: pathList.optional(),
+});
+
+const roo = z.strictObject({
+  enabled: z.boolean().default(true),
+  extensions: z.array(z.enum(['roo', 'kilo'])).default(['roo', 'kilo']),
+  userDataDir: pathList.optional(),
+});
+
 const listen = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, {
   message: 'expected HOST:PORT, such as 0.0.0.0:9464',
 });
@@ -74,12 +86,16 @@ export const configSchema = z.strictObject({
       kilo: kilo.default({ enabled: true, apps: ['kilo', 'opencode'] }),
       owl: owl.default({ enabled: true, reviewAfter: '7d' }),
       worktrees: worktrees.default({ enabled: true, sets: [] }),
+      cline: cline.default({ enabled: true }),
+      roo: roo.default({ enabled: true, extensions: ['roo', 'kilo'] }),
     })
     .default({
       watchfire: { enabled: true },
       kilo: { enabled: true, apps: ['kilo', 'opencode'] },
       owl: { enabled: true, reviewAfter: '7d' },
       worktrees: { enabled: true, sets: [] },
+      cline: { enabled: true },
+      roo: { enabled: true, extensions: ['roo', 'kilo'] },
     }),
 });
 

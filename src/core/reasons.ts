@@ -74,6 +74,18 @@ export const REASONS = {
   'admin-mismatch': ['refused'],
   'not-a-worktree': ['refused'],
   'git-failed': ['refused'],
+  // cline and roo
+  'task-deleted': DELETES,
+  'task-in-history': ['kept'],
+  'alive-legacy-format': ['unfinished'],
+  'unknown-commits': ['unfinished'],
+  'orphan-task-folder': ['unfinished'],
+  'unexpected-workspace-repo': ['unfinished'],
+  'signature-mismatch': ['refused'],
+  'git-lock-file': ['refused'],
+  'cline-lock-held': ['refused'],
+  'history-unsettled': ['refused'],
+  'custom-path-unmounted': ['refused'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Reason = keyof typeof REASONS;

@@ -4,10 +4,18 @@ import type { TreeFacts } from '../safety/walk.js';
 import type { ClaimedArea } from './overlaps.js';
 import type { Reason } from './reasons.js';
 
-export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees';
-export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees'];
+export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees' | 'cline' | 'roo';
+export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees', 'cline', 'roo'];
 
-export type ItemKind = 'session-home' | 'checkpoint-repo' | 'worktree' | 'worktree-admin' | 'quarantine' | 'job';
+/** `task-folder`: an extension's per-task conversation folder, reported (never deleted) when no history names it. */
+export type ItemKind =
+  | 'session-home'
+  | 'checkpoint-repo'
+  | 'worktree'
+  | 'worktree-admin'
+  | 'quarantine'
+  | 'job'
+  | 'task-folder';
 
 export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
 export const VERDICTS: readonly Verdict[] = ['deleted', 'would-delete', 'kept', 'refused', 'unfinished', 'failed'];

@@ -2,6 +2,8 @@ import { watchfireSandbox } from '../providers/watchfire/demo.js';
 import { owlSandbox } from '../providers/owl/demo.js';
 import { worktreesSandbox } from '../providers/worktrees/demo.js';
 import { kiloSandbox } from '../providers/kilo/demo.js';
+import { clineSandbox } from '../providers/cline/demo.js';
+import { rooSandbox } from '../providers/roo/demo.js';
 /**
  * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
  * state its rule distinguishes, under `home` (and anywhere else inside `root`).
@@ -27,5 +29,5 @@ export interface SandboxExtras {
 
 // One import and one entry per provider's builder.
 export function sandboxBuilders(): SandboxBuilder[] {
-  return [watchfireSandbox, kiloSandbox, owlSandbox, worktreesSandbox];
+  return [watchfireSandbox, kiloSandbox, owlSandbox, worktreesSandbox, clineSandbox, rooSandbox];
 }

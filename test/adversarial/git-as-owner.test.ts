@@ -61,7 +61,9 @@ describe.runIf(process.geteuid?.() === 0)("a repository's programs, run as root 
 
     const { report } = await pass({ dir, config, only: ['worktrees'], reportOnly: true });
 
-    const ran = readFileSync(uids, 'utf8').split('\n').filter((line) => line !== '');
+    const ran = readFileSync(uids, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     // git compared the files through the filter (status for the touched file, hash-object for the flagged one)...
     expect(ran.length).toBeGreaterThan(0);
     // ...and never as root.

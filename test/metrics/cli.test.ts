@@ -135,7 +135,7 @@ describe("run --metrics-file through the CLI, over every provider's sandbox", ()
         .filter((sample) => sample.name === 'agent_janitor_reclaimed_bytes')
         .every((sample) => sample.value === 0),
     ).toBe(true);
-  });
+  }, 180_000);
 });
 
 describe('run --metrics-file when the pass cannot run', () => {

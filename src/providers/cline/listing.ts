@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { readdirOrEmpty } from '../../safety/fs.js';
+import { quarantinedName } from '../../safety/quarantine.js';
+
+/** A checkpoint repository folder as Cline lays them out. */
+export interface ClineRepoEntry {
+  /** `checkpoints/<cwdHash>` (one per workspace, 3.5 and later) or `tasks/<id>/checkpoints` (3.0 to 3.4). */
+  layout: 'workspace' | 'task';
+  storage: string;
+  /** The cwdHash, or the task id. */
+  name: string;
+  folder: string;
+}
+
+export interface ClineListing {
+  repos: ClineRepoEntry[];
+  /** `.<name>.cleanup-<uuid>` left by an interrupted deletion, with the folder that contains it. */
+  quarantines: Array<{ path: string; parent: string }>;
+  /** Every `tasks/<id>` folder. */
+  taskFolders: Array<{ id: string; path: string }>;
+}
+
+const CWD_HASH = /^\d{1,13}$/;
+
+/**
+ * What lies in one of Cline's storage folders. Only names Cline makes are listed (a decimal hash
+ * under `checkpoints/`, any task id under `tasks/`); a folder that holds no `.git` is not a
+ * repository (Cline makes the folder before it runs `git init`).
+ */
+export async function listClineStorage(storage: string): Promise<ClineListing> {
+  const listing: ClineListing = { repos: [], quarantines: [], taskFolders: [] };
+  const checkpoints = path.join(storage, 'checkpoints');
+  for (const entry of await readdirOrEmpty(checkpoints)) {
+    const full = path.join(checkpoints, entry.name);
+    if (quarantinedName(entry.name) !== null) {
+      listing.quarantines.push({ path: full, parent: checkpoints });
+      continue;
+    }
+    if (!CWD_HASH.test(entry.name) || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
+    if (await hasGitEntry(full)) listing.repos.push({ layout: 'workspace', storage, name: entry.name, folder: full });
+  }
+  const tasks = path.join(storage, 'tasks');
+  for (const entry of await readdirOrEmpty(tasks)) {
+    if (entry.name.startsWith('.') || !entry.isDirectory()) continue;
+    const dir = path.join(tasks, entry.name);
+    listing.taskFolders.push({ id: entry.name, path: dir });
+    for (const inner of await readdirOrEmpty(dir)) {
+      const full = path.join(dir, inner.name);
+      if (quarantinedName(inner.name) === 'checkpoints') listing.quarantines.push({ path: full, parent: dir });
+      else if (
+        inner.name === 'checkpoints' &&
+        (inner.isDirectory() || inner.isSymbolicLink()) &&
+        (await hasGitEntry(full))
+      )
+        listing.repos.push({ layout: 'task', storage, name: entry.name, folder: full });
+    }
+  }
+  return listing;
+}
+
+async function hasGitEntry(folder: string): Promise<boolean> {
+  return (await readdirOrEmpty(folder).catch(() => [])).some((entry) => entry.name === '.git');
+}

@@ -1,0 +1,124 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import { mapLimit } from '../../util/limit.js';
+import { defaultStateDatabase } from '../vscode/editors.js';
+import { allAtLeast, installedVersions } from '../vscode/extensions.js';
+import { quarantineCandidate } from '../vscode/quarantine.js';
+import { settleHistory, type Settlement } from '../vscode/settle.js';
+import { readShadowRepo } from '../vscode/shadow-repo.js';
+import { readClineHistory, type ClineHistory } from './history.js';
+import { judgeClineRepo, judgeOrphanFolder, type ClinePlace } from './judge.js';
+import { CLINE_EXTENSION, clineLocations, type ClineLocation } from './layout.js';
+import { listClineStorage, type ClineListing } from './listing.js';
+
+/** Cline (VS Code extension and standalone host): checkpoint ("shadow git") repositories. */
+export const clineProvider: Provider = {
+  name: 'cline',
+  async claimedAreas(ctx) {
+    const locations = await clineLocations(ctx);
+    return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'cline', folder })));
+  },
+  async gather(ctx: GatherContext): Promise<Gathering> {
+    const locations = await clineLocations(ctx);
+    // Each history is read (and, when it was just written, read again a few seconds later) at once.
+    const places = await Promise.all(locations.map((location) => readPlace(location)));
+    const roots: RootStatus[] = [];
+    const candidates: Candidate[] = [];
+    for (const [index, location] of locations.entries()) {
+      const gathered = await gatherLocation(location, places[index] as ClinePlace, ctx);
+      roots.push(...gathered.roots);
+      candidates.push(...gathered.candidates);
+    }
+    return { roots, candidates };
+  },
+};
+
+async function readPlace(location: ClineLocation): Promise<ClinePlace> {
+  const settled: Settlement = { state: 'settled' };
+  if (location.editor && !location.stateDatabases.includes(defaultStateDatabase(location.editor))) {
+    const where = defaultStateDatabase(location.editor);
+    return {
+      sourceProblem: location.editor.remote
+        ? `${where} does not exist: a remote host's global state is kept by the client, so the task history older than Cline 3.28 cannot be read here`
+        : `${where} does not exist, so Cline's global state cannot be read`,
+      history: null,
+      settlement: settled,
+      legacyFormat: null,
+    };
+  }
+  let history: ClineHistory;
+  let settlement: Settlement;
+  try {
+    ({ history, settlement } = await settleHistory(() => readClineHistory(location)));
+  } catch (err) {
+    return { sourceProblem: errorMessage(err), history: null, settlement: settled, legacyFormat: null };
+  }
+  return { history, settlement, legacyFormat: await legacyFormat(location, history) };
+}
+
+/** Why the Cline using this place no longer reads its checkpoint repositories, or null. */
+async function legacyFormat(location: ClineLocation, history: ClineHistory): Promise<string | null> {
+  if (location.editor) {
+    const versions = await installedVersions(location.editor, CLINE_EXTENSION);
+    if (!allAtLeast(versions, 4)) return null;
+    return `the installed Cline ${versions?.join(', ')} (4.0 or later) no longer reads checkpoints/: delete the task in Cline's history (Cline 4 lists legacy tasks), and a later pass removes the repository`;
+  }
+  const database = history.sessionDatabases[0];
+  if (database === undefined) return null;
+  return `a Cline 4 uses this folder (${database}) and no longer reads checkpoints/, and its CLI neither lists nor deletes legacy tasks: delete the task in Cline 4 for VS Code (which lists them) or with a Cline 3 client, and a later pass removes the repository`;
+}
+
+async function gatherLocation(
+  location: ClineLocation,
+  place: ClinePlace,
+  ctx: GatherContext,
+): Promise<{ roots: RootStatus[]; candidates: Candidate[] }> {
+  const roots: RootStatus[] = [];
+  const candidates: Candidate[] = [];
+  for (const storage of location.storages) {
+    const root: RootStatus = { provider: 'cline', root: storage, ok: true };
+    roots.push(root);
+    let listing: ClineListing;
+    try {
+      listing = await listClineStorage(storage);
+    } catch (err) {
+      root.ok = false;
+      root.error = `${storage} cannot be listed: ${errorMessage(err)}`;
+      continue;
+    }
+    if (place.sourceProblem) {
+      root.ok = false;
+      root.error = place.sourceProblem;
+    }
+    // Quarantines first: they were proven dead when they were made, whatever the history says now.
+    for (const quarantine of listing.quarantines)
+      candidates.push(quarantineCandidate('cline', quarantine.path, storage));
+
+    const facts = await mapLimit(listing.repos, 4, (entry) => readShadowRepo(entry.folder));
+    const inside = new Set<string>();
+    for (const [index, entry] of listing.repos.entries()) {
+      candidates.push({
+        provider: 'cline',
+        kind: 'checkpoint-repo',
+        path: entry.folder,
+        root: storage,
+        judgement: judgeClineRepo(entry, facts[index] as Awaited<ReturnType<typeof readShadowRepo>>, place),
+      });
+      inside.add(path.dirname(entry.folder));
+    }
+    for (const quarantine of listing.quarantines) inside.add(quarantine.parent);
+    for (const folder of listing.taskFolders) {
+      // One path, one verdict: a folder holding a candidate is spoken of by that candidate.
+      if (inside.has(folder.path)) continue;
+      const judgement = judgeOrphanFolder(folder.id, folder.path, place);
+      if (judgement)
+        candidates.push({ provider: 'cline', kind: 'task-folder', path: folder.path, root: storage, judgement });
+    }
+    ctx.log.debug(
+      { storage, repos: listing.repos.length, sources: place.history?.sources ?? [] },
+      'cline storage gathered',
+    );
+  }
+  return { roots, candidates };
+}

@@ -1,0 +1,158 @@
+import path from 'node:path';
+import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { readdirOrEmpty } from '../../safety/fs.js';
+import { isFolder } from '../vscode/editors.js';
+import { WriteClock, isPlainObject, readJsonSource, subfolders } from '../vscode/files.js';
+import { readSetting } from '../vscode/settings.js';
+import type { HistoryRead } from '../vscode/settle.js';
+import { readExtensionState } from '../vscode/state-db.js';
+import type { RooLocation } from './layout.js';
+
+/** Everything the extension's records say exists in one product: the union of every source. */
+export interface RooHistory extends HistoryRead {
+  sources: string[];
+  /** Task id → the first source that names it (a history item, a parent or child link, a write in flight). */
+  tasks: Map<string, string>;
+  /** Every base whose `tasks/` was read: the storage folders and each custom storage path. */
+  bases: string[];
+  /** A custom storage path that is configured but cannot be read: the tasks there are unknown. */
+  customProblem?: string;
+}
+
+// A HistoryItem names other tasks too: its root, parent and children, and delegation links.
+const LINKS = ['rootTaskId', 'parentTaskId', 'delegatedToId', 'awaitingChildId', 'completedByChildId'];
+
+/** `history_item.json.lock` (proper-lockfile) and safeWriteJson's `.history_item.json.new_…`/`.bak_…` files. */
+const WRITE_IN_FLIGHT = /^(history_item\.json\.lock|\.history_item\.json\.(new|bak)_.*)$/;
+
+/**
+ * Reads every history source of a product for one extension: the `taskHistory` of the extension's
+ * row in every `state.vscdb`, and in every base (the storage folders and each configured custom
+ * storage path) `tasks/_index.json` and each `tasks/<id>/history_item.json`. Throws a
+ * SourceOfTruthError naming the first source it cannot read.
+ */
+export async function readRooHistory(location: RooLocation): Promise<RooHistory> {
+  const history: RooHistory = { digest: '', newest: null, sources: [], tasks: new Map(), bases: [] };
+  const written = new WriteClock();
+  for (const file of location.stateDatabases) {
+    await written.note([file, `${file}-journal`, `${file}-wal`]);
+    const row = readExtensionState(file, location.extension.id);
+    history.sources.push(file);
+    for (const state of row.states) {
+      const items = state.taskHistory;
+      if (items === undefined || items === null) continue;
+      if (!Array.isArray(items)) throw new SourceOfTruthError(`${file}: taskHistory is not a list of history items`);
+      for (const item of items) addItem(history, item, `${file} (taskHistory)`);
+    }
+  }
+  const custom = await customStoragePaths(location, written);
+  if (custom.problem) history.customProblem = custom.problem;
+  for (const base of [...location.storages, ...custom.paths]) await readBase(history, base, written);
+  history.newest = written.newest;
+  history.digest = JSON.stringify([[...history.tasks.keys()].sort(), history.bases, history.customProblem ?? '']);
+  return history;
+}
+
+/**
+ * The custom storage paths the user's settings name (every profile, and a remote host's machine
+ * settings). One that is set but is not an absolute, existing, readable folder (an unmounted
+ * volume looks the same) is a problem: the extension keeps the history of its tasks there.
+ */
+async function customStoragePaths(
+  location: RooLocation,
+  written: WriteClock,
+): Promise<{ paths: string[]; problem?: string }> {
+  const paths: string[] = [];
+  const problems: string[] = [];
+  const key = `${location.extension.settingsSection}.customStoragePath`;
+  for (const file of location.settingsFiles) {
+    await written.note([file]);
+    const setting = await readSetting(file, location.extension.settingsSection, 'customStoragePath');
+    if (setting.state === 'absent' || setting.value === '') continue;
+    const problem = await unusableBase(setting.value);
+    if (problem) problems.push(`${key} in ${file} is ${problem}`);
+    else if (!paths.includes(path.resolve(setting.value as string))) paths.push(path.resolve(setting.value as string));
+  }
+  return problems.length > 0 ? { paths, problem: problems.join('; ') } : { paths };
+}
+
+/** Why a configured storage path cannot be read, or null when it can. */
+export async function unusableBase(value: unknown): Promise<string | null> {
+  if (typeof value !== 'string') return `not a path (${JSON.stringify(value)})`;
+  if (!path.isAbsolute(value)) return `${value}, not an absolute path`;
+  if (!(await isFolder(value))) return `${value}, which is not an existing folder (an unmounted volume?)`;
+  try {
+    await readdirOrEmpty(value);
+  } catch (err) {
+    return `${value}, which cannot be read: ${errorMessage(err)}`;
+  }
+  return null;
+}
+
+/** Reads one base's `tasks/_index.json` and every `tasks/<id>/history_item.json` into the history. */
+export async function readBase(history: RooHistory, base: string, written: WriteClock): Promise<void> {
+  history.bases.push(base);
+  const tasks = path.join(base, 'tasks');
+  const index = path.join(tasks, '_index.json');
+  await written.note([tasks, index]);
+  const source = await readJsonSource(index);
+  if (source.state === 'read') {
+    if (!isPlainObject(source.value) || !Array.isArray(source.value.entries)) {
+      throw new SourceOfTruthError(`${index}: not a task history index (no list of entries)`);
+    }
+    history.sources.push(index);
+    for (const entry of source.value.entries) addItem(history, entry, index);
+  }
+  for (const folder of await subfolders(tasks)) {
+    if (folder.name.startsWith('_') || folder.name.startsWith('.')) continue;
+    await readTaskFolder(history, path.join(tasks, folder.name), folder.name, written);
+  }
+}
+
+async function readTaskFolder(history: RooHistory, dir: string, id: string, written: WriteClock): Promise<void> {
+  let entries: Awaited<ReturnType<typeof readdirOrEmpty>>;
+  try {
+    entries = await readdirOrEmpty(dir);
+  } catch (err) {
+    throw new SourceOfTruthError(`${dir} cannot be listed: ${errorMessage(err)}`);
+  }
+  const inFlight = entries.find((entry) => WRITE_IN_FLIGHT.test(entry.name));
+  if (inFlight) name(history, id, `a write of its history_item.json in flight (${path.join(dir, inFlight.name)})`);
+  if (!entries.some((entry) => entry.name === 'history_item.json')) return;
+  const file = path.join(dir, 'history_item.json');
+  await written.note([file]);
+  const source = await readJsonSource(file);
+  if (source.state !== 'read') return;
+  const label = path.join(path.dirname(dir), '*', 'history_item.json');
+  if (!history.sources.includes(label)) history.sources.push(label);
+  name(history, id, file);
+  addItem(history, source.value, file);
+}
+
+function addItem(history: RooHistory, item: unknown, source: string): void {
+  if (!isPlainObject(item)) throw new SourceOfTruthError(`${source}: a history item is not a JSON object`);
+  if (typeof item.id !== 'string' || item.id === '')
+    throw new SourceOfTruthError(`${source}: a history item has no id`);
+  name(history, item.id, source);
+  for (const link of LINKS)
+    if (typeof item[link] === 'string' && item[link] !== '')
+      name(history, item[link] as string, `${source} (${link} of ${item.id})`);
+  if (Array.isArray(item.childIds)) {
+    for (const child of item.childIds)
+      if (typeof child === 'string') name(history, child, `${source} (a child of ${item.id})`);
+  }
+}
+
+function name(history: RooHistory, id: string, source: string): void {
+  if (!history.tasks.has(id)) history.tasks.set(id, source);
+}
+
+/**
+ * The tasks a workspace's own custom storage path (set in its `.vscode/settings.json`, so no
+ * user-level read can see it) names, read the same way as every base.
+ */
+export async function readBaseTasks(base: string): Promise<Map<string, string>> {
+  const probe: RooHistory = { digest: '', newest: null, sources: [], tasks: new Map(), bases: [] };
+  await readBase(probe, base, new WriteClock());
+  return probe.tasks;
+}

@@ -1,0 +1,193 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
+import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { mapLimit } from '../../util/limit.js';
+import { defaultStateDatabase } from '../vscode/editors.js';
+import { allAtLeast, installedVersions } from '../vscode/extensions.js';
+import { quarantineCandidate } from '../vscode/quarantine.js';
+import { readSetting } from '../vscode/settings.js';
+import { settleHistory, type Settlement } from '../vscode/settle.js';
+import { readShadowRepo, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
+import { readBaseTasks, readRooHistory, unusableBase } from './history.js';
+import { judgeRooOrphan, judgeRooRepo, repoTasks, type RooPlace, type WorkspaceBase } from './judge.js';
+import { rooLocations, type RooLocation } from './layout.js';
+import { listRooStorage, taskFolders, type RooListing, type RooRepoEntry } from './listing.js';
+
+/** Roo Code and the Kilo Code extension of 5.x and before: per-task checkpoint repositories. */
+export const rooProvider: Provider = {
+  name: 'roo',
+  async claimedAreas(ctx) {
+    const locations = await rooLocations(ctx);
+    return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'roo', folder })));
+  },
+  async gather(ctx: GatherContext): Promise<Gathering> {
+    const locations = await rooLocations(ctx);
+    const places = await Promise.all(locations.map((location) => readPlace(location)));
+    const roots: RootStatus[] = [];
+    const candidates: Candidate[] = [];
+    // A workspace's own storage path is read once per pass, however many repositories name it.
+    const workspaceBases = new Map<string, Promise<Map<string, string>>>();
+    for (const [index, location] of locations.entries()) {
+      const gathered = await gatherLocation(location, places[index] as RooPlace, workspaceBases, ctx);
+      roots.push(...gathered.roots);
+      candidates.push(...gathered.candidates);
+    }
+    return { roots, candidates };
+  },
+};
+
+async function readPlace(location: RooLocation): Promise<RooPlace> {
+  const { extension, editor } = location;
+  const settled: Settlement = { state: 'settled' };
+  const base = { extension, history: null, settlement: settled, legacyFormat: null };
+  if (!location.stateDatabases.includes(defaultStateDatabase(editor))) {
+    const where = defaultStateDatabase(editor);
+    return {
+      ...base,
+      sourceProblem: editor.remote
+        ? `${where} does not exist: a remote host's global state is kept by the client, and ${extension.label} keeps its task history there`
+        : `${where} does not exist, so ${extension.label}'s task history cannot be read`,
+    };
+  }
+  try {
+    const { history, settlement } = await settleHistory(() => readRooHistory(location));
+    let legacyFormat: string | null = null;
+    if (extension.legacyFromMajor !== null) {
+      const versions = await installedVersions(editor, extension.id);
+      if (allAtLeast(versions, extension.legacyFromMajor)) {
+        legacyFormat = `the installed ${extension.label} ${versions?.join(', ')} (${extension.legacyFromMajor}.0 or later, a new extension under the same id) no longer reads these tasks, and ${extension.howToDrop}`;
+      }
+    }
+    return { ...base, history, settlement, legacyFormat };
+  } catch (err) {
+    return { ...base, sourceProblem: errorMessage(err) };
+  }
+}
+
+async function gatherLocation(
+  location: RooLocation,
+  place: RooPlace,
+  workspaceBases: Map<string, Promise<Map<string, string>>>,
+  ctx: GatherContext,
+): Promise<{ roots: RootStatus[]; candidates: Candidate[] }> {
+  const roots: RootStatus[] = [];
+  const candidates: Candidate[] = [];
+  const problem = place.sourceProblem ?? place.history?.customProblem;
+  const holders = new Set<string>();
+  for (const storage of location.storages) {
+    const root: RootStatus = { provider: 'roo', root: storage, ok: problem === undefined };
+    if (problem) root.error = problem;
+    roots.push(root);
+    let listing: RooListing;
+    try {
+      listing = await listRooStorage(storage);
+    } catch (err) {
+      root.ok = false;
+      root.error = `${storage} cannot be listed: ${errorMessage(err)}`;
+      continue;
+    }
+    // Quarantines first: they were proven dead when they were made, whatever the history says now.
+    for (const quarantine of listing.quarantines) {
+      candidates.push(quarantineCandidate('roo', quarantine.path, storage));
+      holders.add(quarantine.parent);
+    }
+    const facts = await mapLimit(listing.repos, 4, (entry) => readShadowRepo(entry.folder));
+    for (const [index, entry] of listing.repos.entries()) {
+      const repo = facts[index] as ShadowRepoFacts;
+      const workspace =
+        entry.layout === 'task'
+          ? await workspaceBase(location, entry, repo, place, workspaceBases)
+          : { state: 'none' as const };
+      const judgement = judgeRooRepo(entry, repo, place, workspace);
+      candidates.push({
+        provider: 'roo',
+        kind: 'checkpoint-repo',
+        path: entry.folder,
+        root: storage,
+        judgement: await withFolderNote(entry, judgement),
+      });
+      if (entry.layout === 'task') holders.add(path.dirname(entry.folder));
+    }
+  }
+  if (place.history && !problem) {
+    for (const base of place.history.bases) {
+      for (const folder of await taskFolders(base).catch(() => [])) {
+        // One path, one verdict: a folder holding a candidate is spoken of by that candidate.
+        if (holders.has(folder.path)) continue;
+        const judgement = judgeRooOrphan(folder.id, folder.path, folder.entries, place);
+        if (judgement)
+          candidates.push({ provider: 'roo', kind: 'task-folder', path: folder.path, root: base, judgement });
+      }
+    }
+  }
+  ctx.log.debug(
+    { product: location.editor.product, extension: location.extension.key, sources: place.history?.sources ?? [] },
+    'roo location gathered',
+  );
+  return { roots, candidates };
+}
+
+/** A dead repository whose task folder holds more than the repository: that rest is reported after it goes. */
+async function withFolderNote(entry: RooRepoEntry, judgement: OwnerJudgement): Promise<OwnerJudgement> {
+  if (judgement.decision !== 'delete' || entry.layout !== 'task') return judgement;
+  const folder = path.dirname(entry.folder);
+  const rest = (await readdirOrEmpty(folder).catch(() => []))
+    .map((inner) => inner.name)
+    .filter((name) => name !== 'checkpoints');
+  if (rest.length === 0) return judgement;
+  return {
+    ...judgement,
+    detail: `${judgement.detail}. The rest of ${folder} (${rest.slice(0, 3).join(', ')}${rest.length > 3 ? ', …' : ''}) is conversation data: it is reported as an orphan task folder, not deleted`,
+  };
+}
+
+/**
+ * The repository's workspace's own `.vscode/settings.json`: a custom storage path set there is seen
+ * by no user-level read, and the task's history would be kept in it. Only a way to find the task
+ * alive: a workspace that is gone, or says nothing, proves nothing either way.
+ */
+async function workspaceBase(
+  location: RooLocation,
+  entry: RooRepoEntry,
+  repo: ShadowRepoFacts,
+  place: RooPlace,
+  cache: Map<string, Promise<Map<string, string>>>,
+): Promise<WorkspaceBase> {
+  const worktree = repo.config?.worktree;
+  if (!worktree || !path.isAbsolute(worktree) || !place.history) return { state: 'none' };
+  const file = path.join(worktree, '.vscode', 'settings.json');
+  const section = location.extension.settingsSection;
+  try {
+    if (!(await lstatOrNull(file).catch(() => null))) return { state: 'none' };
+    const setting = await readSetting(file, section, 'customStoragePath');
+    if (setting.state === 'absent' || setting.value === '') return { state: 'none' };
+    const problem = await unusableBase(setting.value);
+    if (problem) {
+      return {
+        state: 'problem',
+        reason: 'custom-path-unmounted',
+        detail: `its workspace sets ${section}.customStoragePath in ${file} to ${problem}: the task's history kept there cannot be seen`,
+      };
+    }
+    const base = path.resolve(setting.value as string);
+    if (place.history.bases.includes(base)) return { state: 'silent', base };
+    let tasks = cache.get(base);
+    if (!tasks) {
+      tasks = readBaseTasks(base);
+      cache.set(base, tasks);
+    }
+    const named = await tasks;
+    for (const task of repoTasks(entry, repo).tasks) {
+      const source = named.get(task);
+      if (source) return { state: 'names-task', task, source };
+    }
+    return { state: 'silent', base };
+  } catch (err) {
+    return {
+      state: 'problem',
+      reason: 'evidence-unreadable',
+      detail: `its workspace's ${file} cannot be read, so a custom storage path set there is unknown: ${errorMessage(err)}`,
+    };
+  }
+}
