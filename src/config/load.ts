@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/duration.js';
 import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
 import { configSchema, type EffectiveConfig } from './schema.js';
 import { mergeWorktreeSets } from './worktree-sets.js';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { durationMs } from '../config/duration.js';
+import { durationMs } from '../util/duration.js';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
