@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { errorCode, errorMessage } from '../../core/errors.js';
 import {
   lstatOrNull,
@@ -154,20 +155,26 @@ function isStaleSync(lockDir: string): boolean {
   return now - folder.mtimeMs > STALE_MS;
 }
 
+/** `meta.json` as Kilo writes it; `createdAt` is only shown, so any value reads as text. */
+const lockMeta = z.looseObject({
+  token: z.string(),
+  pid: z.number(),
+  hostname: z.string(),
+  createdAt: z.unknown().transform((createdAt) => String(createdAt ?? '')),
+});
+
+/** The holder `meta.json` names, or null when it is missing, unreadable or not Kilo's shape. */
 function readMeta(file: string): LockMeta | null {
+  let value: unknown;
   try {
-    const parsed = JSON.parse(readFileSync(file)) as Partial<LockMeta>;
-    if (typeof parsed.token !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.hostname !== 'string')
-      return null;
-    return {
-      token: parsed.token,
-      pid: parsed.pid,
-      hostname: parsed.hostname,
-      createdAt: String(parsed.createdAt ?? ''),
-    };
+    value = JSON.parse(readFileSync(file));
   } catch {
     return null;
   }
+  const parsed = lockMeta.safeParse(value);
+  if (!parsed.success) return null;
+  const { token, pid, hostname, createdAt } = parsed.data;
+  return { token, pid, hostname, createdAt };
 }
 
 function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock {
