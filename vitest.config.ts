@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  */
 const FAST = [
   'test/docs/**/*.test.ts',
+  'test/architecture/**/*.test.ts',
   'test/config/**/*.test.ts',
   'test/**/judge.test.ts',
   'test/**/*.unit.test.ts',

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { escapedLogFields } from '../outputs/escape.js';
+import { escapedLogFields } from '../core/escape.js';
 import type { LogLevel } from './log-levels.js';
 
 // A name that is not UTF-8 is logged with its bytes escaped, as the report writes it.

@@ -1,5 +1,5 @@
 import { allProviders } from '../providers/index.js';
-import { meteredPass } from '../outputs/metrics/metered-pass.js';
+import { meteredPass } from './metered-pass.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger } from './logger.js';
 import { parseOnly, type PassArgs } from './options.js';

@@ -3,6 +3,7 @@ import { parseListen } from '../serve/listen.js';
 import { validateSchedule } from '../serve/schedule.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
+import { meteredPass } from './metered-pass.js';
 import { parseOnly, type PassArgs } from './options.js';
 import { rejectOverlaps } from './overlaps.js';
 import { configFromArgs } from './pass-config.js';
@@ -29,6 +30,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   const log = await createLogger(args['log-level']);
   await serveUntilSignal({
     pass: { config, providers: allProviders(), only, reportOnly: Boolean(args['report-only']), log, env: process.env },
+    runPass: meteredPass,
     listen,
     schedule: config.serve.schedule,
   });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/duration.js';
+import { formatKey } from '../util/zod-issue.js';
 import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
 import { configSchema, type EffectiveConfig } from './schema.js';
 import { mergeWorktreeSets } from './worktree-sets.js';
@@ -76,15 +77,6 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
     return `unknown key ${names.join(', ')}`;
   }
   return `${key || '(top level)'}: ${issue.message}`;
-}
-
-function formatKey(parts: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of parts) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out;
 }
 
 function complete(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../util/duration.js';
 
 const duration = z.string().refine((text) => parseDuration(text) !== null, {
   message: 'expected a duration such as 0s, 90s, 30m, 1h or 7d',

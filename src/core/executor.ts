@@ -19,9 +19,16 @@ export interface PlannedDeletion {
   inodes?: TreeInodes | null;
 }
 
+/** What became of one planned deletion: its item as planned, and as the report now shows it. */
+export interface ExecutedDeletion {
+  planned: ReportItem;
+  /** A copy of the planned item: `deleted`, or `failed` or `refused` with why. */
+  outcome: ReportItem;
+}
+
 export interface ExecuteOptions {
   log: Logger;
-  /** Called after each deletion, for the audit log. */
+  /** Called after each deletion with its outcome, for the audit log. */
   onDeleted(item: ReportItem): Promise<void>;
   /**
    * A fresh scan of /proc (paths, identities, mounts), taken once after every target is in
@@ -42,11 +49,15 @@ interface Staged extends PlannedDeletion {
  * got inside after the plan, by its path or by the identity of anything the plan's walk saw in it,
  * or a mount namespace mounted it (it is put back and refused). A process cannot wander into a
  * quarantine by its old path, so one look covers every target. Each item is one try: a failure is
- * logged with its error, counted as `failed`, and the rest go on. Answers what it touched.
+ * logged with its error, counted as `failed`, and the rest go on. Answers what became of each
+ * item; the plan's items are left as they were.
  */
-export async function executePlan(plan: readonly PlannedDeletion[], options: ExecuteOptions): Promise<ReportItem[]> {
+export async function executePlan(
+  plan: readonly PlannedDeletion[],
+  options: ExecuteOptions,
+): Promise<ExecutedDeletion[]> {
   const ordered = [...plan].sort((a, b) => rank(a) - rank(b));
-  const touched: ReportItem[] = [];
+  const touched: ExecutedDeletion[] = [];
   const staged: Staged[] = [];
   for (const entry of ordered) {
     try {
@@ -65,9 +76,9 @@ export async function executePlan(plan: readonly PlannedDeletion[], options: Exe
         continue;
       }
       await remove(entry, options.log);
-      item.verdict = 'deleted';
-      touched.push(item);
-      await options.onDeleted(item);
+      const deleted: ReportItem = { ...item, verdict: 'deleted' };
+      touched.push({ planned: item, outcome: deleted });
+      await options.onDeleted(deleted);
       options.log.info(
         { provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason },
         'deleted',
@@ -115,7 +126,7 @@ async function remove(entry: Staged, log: Logger): Promise<void> {
 }
 
 /** A process got inside after the plan (or a mount of it appeared): the folder goes back where it was, and is refused. */
-function refuseLateArrival(entry: Staged, arrival: string): ReportItem {
+function refuseLateArrival(entry: Staged, arrival: string): ExecutedDeletion {
   const { item, candidate } = entry;
   let where = 'left alone';
   if (
@@ -131,18 +142,13 @@ function refuseLateArrival(entry: Staged, arrival: string): ReportItem {
       where = `left in quarantine at ${entry.doomed} (${errorMessage(err)}); the next pass judges it again`;
     }
   }
-  item.verdict = 'refused';
-  item.reason = 'in-use';
-  item.detail = `${arrival}; ${where}`;
-  return item;
+  return { planned: item, outcome: { ...item, verdict: 'refused', reason: 'in-use', detail: `${arrival}; ${where}` } };
 }
 
-function fail(item: ReportItem, err: unknown, log: Logger): ReportItem {
-  item.verdict = 'failed';
-  item.detail = `deletion failed: ${errorMessage(err)} (was: ${item.detail})`;
-  item.reason = 'delete-failed';
+function fail(item: ReportItem, err: unknown, log: Logger): ExecutedDeletion {
   log.warn({ err, provider: item.provider, path: item.path }, 'deletion failed');
-  return item;
+  const detail = `deletion failed: ${errorMessage(err)} (was: ${item.detail})`;
+  return { planned: item, outcome: { ...item, verdict: 'failed', reason: 'delete-failed', detail } };
 }
 
 /** The folder judged must be the folder deleted: a swap (for a link, say) after the plan stops it. */

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { durationMs } from '../config/duration.js';
+import { durationMs } from '../util/duration.js';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
@@ -11,13 +11,13 @@ import { createTreeCache } from '../safety/walk.js';
 import { WalkWatch } from '../safety/walk-watch.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
-import { escapedItem, escapedRoot } from '../outputs/escape.js';
-import { appendAudit, writeReport } from '../outputs/report-files.js';
-import { computeTotals } from '../outputs/totals.js';
+import type { TreeFacts } from '../safety/walk.js';
+import { escapedItem, escapedRoot } from './escape.js';
+import { computeTotals } from './totals.js';
 import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
 import { rejectOverlappingRoots } from './overlaps.js';
 import { errorMessage } from './errors.js';
-import { executePlan, type PlannedDeletion } from './executor.js';
+import { executePlan, type ExecutedDeletion, type PlannedDeletion } from './executor.js';
 import type { Candidate, Liveness, Provider, ProviderName, Report, ReportItem, RootStatus } from './types.js';
 import { VERSION } from './version.js';
 
@@ -32,15 +32,20 @@ export interface PassOptions {
   procRoot?: string;
   /** Called with every verdict once the plan is judged, before anything is deleted. */
   onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
+  /** Called after each deletion, as it happens (the audit log), with the time it was done. */
+  onDeleted?: (item: ReportItem, at: Date) => Promise<void>;
+  /** Called with the finished report while the run lock is still held (the report files). */
+  onReport?: (report: Report) => Promise<void>;
 }
 
 export interface PassResult {
+  /** The pass's report; the caller writes it (the pass writes no report file). */
   report: Report;
   /** 0 when every provider was reconciled and every action succeeded, else 1. */
   exitCode: 0 | 1;
 }
 
-/** One reconcile pass: lock, scan /proc, gather, inspect, judge, apply (unless report-only), report. */
+/** One reconcile pass: lock, scan /proc, gather, plan (inspect, judge), apply (unless report-only), report. */
 export async function runPass(options: PassOptions): Promise<PassResult> {
   const homes = await expandHomes(options.config.homes);
   await rejectOverlappingRoots(options.providers, {
@@ -55,32 +60,68 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
   if (lock.repaired)
     options.log.warn({ lock: lock.path, was: lock.repaired }, 'the run lock file was unusable and has been replaced');
   try {
-    return await lockedPass(options, homes);
+    const result = await lockedPass(options, homes);
+    // Under the lock, so that a pass that starts next never has its report replaced by this one's.
+    await options.onReport?.(result.report);
+    return result;
   } finally {
     lock.release();
   }
 }
 
+/** What the walks and /proc of one pass share: the process table, the walk cache, and what the walks saw. */
+interface PassSight {
+  processes: ProcessTable | null;
+  watch: WalkWatch | null;
+  measure: (root: string) => TreeFacts;
+}
+
 async function lockedPass(options: PassOptions, homes: string[]): Promise<PassResult> {
-  const { config, log } = options;
   const clock = options.clock ?? (() => new Date());
   const started = clock();
-  const mode = options.reportOnly ? 'report-only' : 'delete';
-  log.debug({ homes }, 'homes');
+  options.log.debug({ homes }, 'homes');
 
   // /proc is read before any walk, so that each walk (most happen while the providers gather, through
   // the shared cache) looks every entry up among the files processes hold: one walk, both tests.
-  const processes = config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
+  const processes = options.config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
   const watch = processes?.visible ? new WalkWatch(processes.identities, !options.reportOnly) : null;
+  const sight: PassSight = {
+    processes,
+    watch,
+    measure: createTreeCache(watch ? (root) => watch.visitorFor(root) : undefined),
+  };
+  const { roots, candidates } = await gather(options, homes, started, sight.measure);
+  const liveness = describeLiveness(processes);
+  const plan = planDeletions(candidates, sight, liveness, options, clock().getTime());
+  watch?.clear();
+
+  await options.onPlanned?.(plan.items);
+  const executed = plan.deletions.length > 0 ? await applyPlan(plan.deletions, options, clock, processes) : [];
+  const report = buildReport(
+    options,
+    { started, finished: clock(), liveness, roots },
+    withOutcomes(plan.items, executed),
+  );
+  const failed = roots.some((root) => !root.ok) || report.totals.failed > 0;
+  return { report, exitCode: failed ? 1 : 0 };
+}
+
+/** Gather: each selected provider lists its candidates; one that throws is a root that is not ok. */
+async function gather(
+  options: PassOptions,
+  homes: string[],
+  now: Date,
+  measure: (root: string) => TreeFacts,
+): Promise<{ roots: RootStatus[]; candidates: Candidate[] }> {
+  const { config, log } = options;
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
-  const measure = createTreeCache(watch ? (root) => watch.visitorFor(root) : undefined);
   for (const provider of selectProviders(options.providers, config, options.only)) {
     try {
       const gathered = await provider.gather({
         config,
         homes,
-        now: started,
+        now,
         log: log.child({ provider: provider.name }),
         env: options.env,
         measure,
@@ -92,15 +133,30 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
       roots.push({ provider: provider.name, root: homes.join(', '), ok: false, error: errorMessage(err) });
     }
   }
+  return { roots, candidates };
+}
 
-  const liveness: Liveness = describeLiveness(processes);
+interface Plan {
+  /** Every verdict, one per path; report-only passes stop here. */
+  items: ReportItem[];
+  deletions: PlannedDeletion[];
+}
+
+/** Plan: inspect and judge each candidate, then one verdict per path. The same plan in both modes. */
+function planDeletions(
+  candidates: readonly Candidate[],
+  sight: PassSight,
+  liveness: Liveness,
+  options: PassOptions,
+  judgedAt: number,
+): Plan {
+  const { config } = options;
+  const mode = options.reportOnly ? 'report-only' : 'delete';
   const policy = { minAgeMs: durationMs(config.minAge), processCheck: config.processCheck, mode } as const;
-  const judgedAt = clock().getTime();
-
   const judged: Array<JudgedClaim<InspectedFacts | null>> = [];
   const placeOf = createPlaceFinder();
   for (const candidate of candidates) {
-    const facts = inspectCandidate(candidate, processes, measure, watch);
+    const facts = inspectCandidate(candidate, sight.processes, sight.measure, sight.watch);
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') {
       if (!stillListed(candidate.path as string)) continue;
       facts.vanished = `${candidate.path} itself, which its folder still lists`;
@@ -124,42 +180,57 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
     };
     items.push(item);
     if (verdict.verdict === 'delete') {
-      const inodes = candidate.path === null ? null : (watch?.inodesOf(path.resolve(candidate.path)) ?? null);
+      const inodes = candidate.path === null ? null : (sight.watch?.inodesOf(path.resolve(candidate.path)) ?? null);
       deletions.push({ candidate, facts, item, inodes });
     }
   }
-  watch?.clear();
+  return { items, deletions };
+}
 
-  await options.onPlanned?.(items);
-  if (deletions.length > 0) {
-    await executePlan(deletions, {
-      log,
-      onDeleted: async (item) => appendAudit(config.reportDir, item, clock()),
-      ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
-    });
-  }
+/** Apply: the executor carries out the deletions (its re-checks run just before each rename and removal). */
+function applyPlan(
+  deletions: readonly PlannedDeletion[],
+  options: PassOptions,
+  clock: () => Date,
+  processes: ProcessTable | null,
+): Promise<ExecutedDeletion[]> {
+  return executePlan(deletions, {
+    log: options.log,
+    onDeleted: async (item) => options.onDeleted?.(item, clock()),
+    ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
+  });
+}
 
-  const report: Report = {
+/** The plan's items, each deletion the executor carried out (or failed, or refused) as it ended. */
+function withOutcomes(items: readonly ReportItem[], executed: readonly ExecutedDeletion[]): ReportItem[] {
+  const outcomes = new Map(executed.map(({ planned, outcome }) => [planned, outcome]));
+  return items.map((item) => outcomes.get(item) ?? item);
+}
+
+/** Report: what the pass saw and did, with names that are not UTF-8 escaped, everywhere the report goes. */
+function buildReport(
+  options: PassOptions,
+  pass: { started: Date; finished: Date; liveness: Liveness; roots: readonly RootStatus[] },
+  items: readonly ReportItem[],
+): Report {
+  const { liveness } = pass;
+  return {
     schemaVersion: 1,
     tool: { name: 'agent-janitor', version: VERSION },
-    mode,
+    mode: options.reportOnly ? 'report-only' : 'delete',
     host: os.hostname(),
-    startedAt: started.toISOString(),
-    finishedAt: clock().toISOString(),
+    startedAt: pass.started.toISOString(),
+    finishedAt: pass.finished.toISOString(),
     processCheck: {
-      mode: config.processCheck,
+      mode: options.config.processCheck,
       inspected: liveness.inspected,
       uninspectable: liveness.uninspectable,
       visible: liveness.visible,
     },
-    // Names that are not UTF-8 are written with their bytes escaped, everywhere the report goes.
-    providers: roots.map(escapedRoot),
+    providers: pass.roots.map(escapedRoot),
     items: items.map(escapedItem),
     totals: computeTotals(items),
   };
-  await writeReport(config.reportDir, report);
-  const failed = roots.some((root) => !root.ok) || report.totals.failed > 0;
-  return { report, exitCode: failed ? 1 : 0 };
 }
 
 /** The providers a pass reconciles: enabled in the config and named by --only, when given. */

@@ -4,28 +4,9 @@ import { worktreesSandbox } from '../providers/worktrees/demo.js';
 import { kiloSandbox } from '../providers/kilo/demo.js';
 import { clineSandbox } from '../providers/cline/demo.js';
 import { rooSandbox } from '../providers/roo/demo.js';
-/**
- * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
- * state its rule distinguishes, under `home` (and anywhere else inside `root`).
- */
-export interface SandboxContext {
-  /** The sandbox folder. */
-  root: string;
-  /** The fake user's home inside it. */
-  home: string;
-  /** Files older than this are old enough to delete (minAge is 1h in the demo). */
-  old: Date;
-}
+import type { SandboxBuilder } from './sandbox.js';
 
-export interface SandboxBuilder {
-  name: string;
-  build(ctx: SandboxContext): Promise<SandboxExtras | void>;
-}
-
-/** What a builder needs the demo's config to say beyond the home (the worktree sets, say). */
-export interface SandboxExtras {
-  config?: Record<string, unknown>;
-}
+export type { SandboxBuilder, SandboxContext, SandboxExtras } from './sandbox.js';
 
 // One import and one entry per provider's builder.
 export function sandboxBuilders(): SandboxBuilder[] {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Report, ReportItem } from '../core/types.js';
 import { appendFile, mkdir, readFileOrNull, writeFileAtomic } from '../safety/fs.js';
-import { escapedItem } from './escape.js';
+import { escapedItem } from '../core/escape.js';
 import { renderMarkdown } from './markdown.js';
 
 export const REPORT_JSON = 'report.json';

@@ -1,18 +1,8 @@
 import path from 'node:path';
 import { lstatOrNullSync, realpathSync } from './fs.js';
+import { isInside, isStrictlyInside } from './inside.js';
 
-/** True when `child` is `parent` itself or below it, by path arithmetic (never a prefix test). */
-export function isInside(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  if (relative === '') return true;
-  if (path.isAbsolute(relative)) return false;
-  return relative !== '..' && !relative.startsWith(`..${path.sep}`);
-}
-
-/** True when `child` is strictly below `parent`. */
-export function isStrictlyInside(parent: string, child: string): boolean {
-  return isInside(parent, child) && path.relative(parent, child) !== '';
-}
+export { isInside, isStrictlyInside } from './inside.js';
 
 export interface PathFacts {
   exists: boolean;

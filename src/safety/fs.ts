@@ -158,6 +158,9 @@ export const open = (p: string, flags: string | number, mode?: number) =>
 export const mkdirSync = (p: string, mode?: number): string | undefined =>
   named(p, (at) => fs.mkdirSync(at, { recursive: true, mode }));
 export const mkdirExclusiveSync = (p: string, mode: number): void => named(p, (at) => fs.mkdirSync(at, { mode }));
+/** For a lock's heartbeat, touched from a thread of its own whatever the main thread is doing. */
+export const utimesSync = (p: string, atime: Date, mtime: Date): void =>
+  named(p, (at) => fs.utimesSync(at, atime, mtime));
 export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void =>
   named(p, (at) => fs.writeFileSync(at, data, { flag: 'wx', mode }));
 /**

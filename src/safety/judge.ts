@@ -1,4 +1,4 @@
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../util/duration.js';
 import type { Reason } from '../core/reasons.js';
 import type { Candidate, Liveness, SafetyFacts, Verdict } from '../core/types.js';
 

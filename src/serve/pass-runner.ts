@@ -1,13 +1,8 @@
 import type { Logger } from 'pino';
 import { LockHeldError, errorMessage } from '../core/errors.js';
-import type { PassOptions } from '../core/pass.js';
-import { meteredPass, type MeteredPass } from '../outputs/metrics/metered-pass.js';
-import {
-  describeFailure,
-  outcomeOfThrow,
-  selectedProviderNames,
-  type PassOutcome,
-} from '../outputs/metrics/outcome.js';
+import type { MeteredPass } from '../commands/metered-pass.js';
+import { selectProviders, type PassOptions } from '../core/pass.js';
+import { describeFailure, outcomeOfThrow, type PassOutcome } from '../outputs/metrics/outcome.js';
 import type { ServeCounters } from './counters.js';
 import type { FinishedPass } from './health.js';
 
@@ -29,6 +24,7 @@ export class PassRunner {
 
   constructor(
     private readonly passOptions: PassOptions,
+    private readonly runPass: (options: PassOptions) => Promise<MeteredPass>,
     private readonly counters: ServeCounters,
     private readonly log: Logger,
     lastSuccessSeconds: number | null,
@@ -73,7 +69,7 @@ export class PassRunner {
     this.log.info({ trigger }, 'pass started');
     let pass: MeteredPass;
     try {
-      pass = await meteredPass(this.passOptions);
+      pass = await this.runPass(this.passOptions);
     } catch (err) {
       if (err instanceof LockHeldError) {
         this.skip(`${err.message}; this tick is skipped`);
@@ -104,6 +100,7 @@ export class PassRunner {
   private unexpected(err: unknown): PassOutcome {
     const { providers, config, only } = this.passOptions;
     const now = new Date();
-    return outcomeOfThrow(err, selectedProviderNames(providers, config, only), now, now);
+    const names = selectProviders(providers, config, only).map((provider) => provider.name);
+    return outcomeOfThrow(err, names, now, now);
   }
 }

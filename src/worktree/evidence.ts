@@ -42,11 +42,6 @@ export type WorktreeEvidence =
   | { path: string; state: 'unlinked'; problem: LinkProblem; detail: string }
   | { path: string; state: 'linked'; link: WorktreeLink; git: GitFacts | null; gitError?: string };
 
-/** The refs that hold HEAD, less the worktree's own branch. */
-export function otherRefs(facts: GitFacts): string[] {
-  return facts.containingRefs.filter((ref) => ref !== facts.head.branch);
-}
-
 /** Reads the link of a worktree and asks git about it. */
 export async function examineWorktree(worktree: string): Promise<WorktreeEvidence> {
   return (await examineWorktrees([worktree]))[0] as WorktreeEvidence;
@@ -166,12 +161,4 @@ async function readLocalFacts(link: WorktreeLink): Promise<LocalFacts> {
     compareFlagged(link.path, index.flagged),
   ]);
   return { submodule, gitlinks: index.gitlinks, flagged, operation, worktreeRefs };
-}
-
-export function shortCommit(commit: string | null): string {
-  return commit ? commit.slice(0, 12) : '(no commit)';
-}
-
-export function branchName(ref: string | null): string {
-  return ref ? ref.replace(/^refs\/heads\//, '') : 'a detached HEAD';
 }

@@ -187,19 +187,3 @@ export function parseStatus(out: string, worktree: string): WorktreeStatus {
     throw new Error(`git status in ${worktree} named HEAD ${JSON.stringify(commit)}, which is no object id`);
   return { changes, head: { commit, branch } };
 }
-
-export function isClean(changes: WorktreeChanges): boolean {
-  return changes.changed === 0 && changes.untracked === 0 && changes.flagged === 0;
-}
-
-export function describeChanges(changes: WorktreeChanges): string {
-  const parts: string[] = [];
-  if (changes.changed > 0) parts.push(`${changes.changed} uncommitted change${changes.changed === 1 ? '' : 's'}`);
-  if (changes.untracked > 0) parts.push(`${changes.untracked} untracked file${changes.untracked === 1 ? '' : 's'}`);
-  if (changes.flagged > 0)
-    parts.push(
-      `${changes.flagged} change${changes.flagged === 1 ? '' : 's'} to files flagged assume-unchanged or skip-worktree, which git status does not show`,
-    );
-  const more = changes.changed + changes.untracked + changes.flagged > changes.sample.length ? ', …' : '';
-  return `${parts.join(' and ')} (${changes.sample.join(', ')}${more})`;
-}

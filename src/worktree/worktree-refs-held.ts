@@ -1,5 +1,6 @@
 import type { HeldRef } from './ancestry.js';
-import { shortCommit, type GitFacts } from './evidence.js';
+import type { GitFacts } from './evidence.js';
+import { shortCommit } from './judging.js';
 
 /**
  * The per-worktree refs whose commit no ref that outlives the worktree holds. `beside` is the

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
-import { runPass as runPassInProcess } from '../../src/core/pass.js';
+import { reconcile } from '../../src/commands/reconcile.js';
 import type { Report } from '../../src/core/types.js';
 import { scrubGitEnvironment } from '../../src/git/environment.js';
 import { allProviders } from '../../src/providers/index.js';
@@ -290,7 +290,7 @@ describe('rule 15: the re-judge just before git worktree remove', () => {
     );
     const config = await loadConfig({ file: world.configFile, env: { ...process.env, ...world.env } });
     let changed: Map<string, ReturnType<typeof inventory>> = new Map();
-    const result = await runPassInProcess({
+    const result = await reconcile({
       config,
       providers: allProviders(),
       reportOnly: false,

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { runPass } from '../../src/core/pass.js';
+import { reconcile } from '../../src/commands/reconcile.js';
 import type { Provider } from '../../src/core/types.js';
 import { allProviders } from '../../src/providers/index.js';
 import { backdate, daysAgo } from '../helpers/fs-fixtures.js';
@@ -134,7 +134,7 @@ describe('two providers, one folder (contract rule 16)', () => {
     const before = contents(path.join(dir, 'world'));
 
     for (const reportOnly of [true, false]) {
-      const { report } = await runPass({ config, providers, reportOnly, log: pino({ level: 'silent' }), env });
+      const { report } = await reconcile({ config, providers, reportOnly, log: pino({ level: 'silent' }), env });
       const claimed = report.items.filter((item) => item.path === worktree || item.path === path.join(link, '1'));
       expect(claimed).toHaveLength(1);
       expect(claimed[0]).toMatchObject({ verdict: 'unfinished', reason: 'review-overdue' });
@@ -146,7 +146,7 @@ describe('two providers, one folder (contract rule 16)', () => {
     }
     expect(
       itemAt(
-        (await runPass({ config, providers, reportOnly: true, log: pino({ level: 'silent' }), env })).report,
+        (await reconcile({ config, providers, reportOnly: true, log: pino({ level: 'silent' }), env })).report,
         worktree,
       ).verdict,
     ).toBe('unfinished');

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { expandHomes } from '../../src/config/homes.js';
-import { parseDuration } from '../../src/config/duration.js';
+import { parseDuration } from '../../src/util/duration.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -3,7 +3,8 @@ import pino from 'pino';
 import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
-import { runPass, type PassResult } from '../../src/core/pass.js';
+import { reconcile } from '../../src/commands/reconcile.js';
+import type { PassResult } from '../../src/core/pass.js';
 import type { ProviderName, Report, ReportItem } from '../../src/core/types.js';
 import { allProviders } from '../../src/providers/index.js';
 
@@ -23,7 +24,7 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
   writeFileSync(file, stringify({ reportDir: path.join(setup.dir, 'report'), ...setup.config }));
   const env = { ...process.env, ...setup.env };
   const config = await loadConfig({ file, env });
-  return runPass({
+  return reconcile({
     config,
     providers: allProviders(),
     only: setup.only,

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import { runPass, type PassResult } from '../../src/core/pass.js';
+import { reconcile } from '../../src/commands/reconcile.js';
+import type { PassResult } from '../../src/core/pass.js';
 import type { Candidate, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
 import { readdirNamesSync } from '../../src/safety/fs.js';
 import { quarantinedName } from '../../src/safety/quarantine.js';
@@ -79,7 +80,7 @@ export async function scratchPass(options: {
     overrides: { reportDir: options.reportDir, minAge: options.minAge ?? '1h' },
   });
   config.processCheck = options.processCheck ?? 'auto';
-  return runPass({
+  return reconcile({
     config,
     providers: [options.provider],
     reportOnly: options.reportOnly ?? false,

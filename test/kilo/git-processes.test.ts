@@ -5,7 +5,8 @@ import pino from 'pino';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { runPass, type PassResult } from '../../src/core/pass.js';
+import { reconcile } from '../../src/commands/reconcile.js';
+import type { PassResult } from '../../src/core/pass.js';
 import type { Provider } from '../../src/core/types.js';
 import { kiloProvider } from '../../src/providers/kilo/provider.js';
 import { diffInventories } from '../helpers/inventory.js';
@@ -67,7 +68,7 @@ async function passOver(
       return gathered;
     },
   };
-  return runPass({
+  return reconcile({
     config,
     providers: [provider],
     only: ['kilo'],

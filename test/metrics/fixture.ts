@@ -6,7 +6,7 @@ import type { EffectiveConfig } from '../../src/config/schema.js';
 import type { PassOptions } from '../../src/core/pass.js';
 import type { Candidate, ItemKind, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
 import type { Reason } from '../../src/core/reasons.js';
-import { meteredPass } from '../../src/outputs/metrics/metered-pass.js';
+import { meteredPass } from '../../src/commands/metered-pass.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 
 export interface FixtureItem {

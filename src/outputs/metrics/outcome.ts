@@ -1,7 +1,5 @@
-import type { EffectiveConfig } from '../../config/schema.js';
-import type { Provider, ProviderName, Report } from '../../core/types.js';
+import type { ProviderName, Report } from '../../core/types.js';
 import { errorMessage } from '../../core/errors.js';
-import { selectProviders } from '../../core/pass.js';
 
 /**
  * What one pass left behind for the metrics: its report, or, when the pass threw before it could
@@ -17,15 +15,6 @@ export interface PassOutcome {
   finishedAt: Date;
   /** Why a pass that threw did not finish. */
   error?: string;
-}
-
-/** The names of the providers a pass reconciles. */
-export function selectedProviderNames(
-  providers: readonly Provider[],
-  config: EffectiveConfig,
-  only: readonly ProviderName[] | undefined,
-): ProviderName[] {
-  return selectProviders(providers, config, only).map((provider) => provider.name);
 }
 
 export function outcomeOfReport(report: Report, exitCode: 0 | 1, providers: ProviderName[]): PassOutcome {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../demo/index.js';
+import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
 import Database from 'better-sqlite3';
 import { mkdir, writeFile } from '../../safety/fs.js';
 import { removeTree } from '../../safety/remove.js';

@@ -5,6 +5,7 @@ import { WriteClock, isPlainObject, readJsonSource, subfolders } from '../vscode
 import type { HistoryRead } from '../vscode/settle.js';
 import { readExtensionState } from '../vscode/state-db.js';
 import { readFolderLocks, readSessionIds } from './databases.js';
+import { normalizeFolder } from './task-lookup.js';
 import { CLINE_EXTENSION, type ClineLocation } from './layout.js';
 
 /**
@@ -154,20 +155,6 @@ async function addLocks(history: ClineHistory, file: string, written: WriteClock
 /** Counts a task as existing, keeping the first source that named it. */
 function name(history: ClineHistory, id: string, source: string): void {
   if (!history.tasks.has(id)) history.tasks.set(id, source);
-}
-
-/** Where a task is said to exist: a record, else its conversation folder (Cline rebuilds history from it); undefined when nowhere. */
-export function whereTaskExists(history: ClineHistory, id: string): string | undefined {
-  const recorded = history.tasks.get(id);
-  if (recorded !== undefined) return recorded;
-  const folder = history.conversations.get(id);
-  return folder === undefined ? undefined : `its conversation folder ${folder}`;
-}
-
-/** A workspace path as recorded, without a trailing slash; never resolved (the folder may be gone). */
-export function normalizeFolder(folder: string): string {
-  const trimmed = folder.replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
 }
 
 function digestOf(history: ClineHistory): string {

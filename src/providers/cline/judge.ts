@@ -2,7 +2,8 @@ import type { OwnerJudgement } from '../../core/types.js';
 import { identityProblem, lastCommitText, list, refused, settlementBlocker } from '../vscode/judging.js';
 import type { Settlement } from '../vscode/settle.js';
 import type { ShadowRepoFacts } from '../vscode/shadow-repo.js';
-import { normalizeFolder, whereTaskExists, type ClineHistory } from './history.js';
+import type { ClineHistory } from './history.js';
+import { normalizeFolder, whereTaskExists } from './task-lookup.js';
 import {
   CHECKPOINT_SUBJECT,
   CLINE_USER_EMAILS,
@@ -10,7 +11,7 @@ import {
   PLAIN_SUBJECTS,
   TASK_BRANCH,
   hashWorkingDir,
-} from './layout.js';
+} from './checkpoints.js';
 import type { ClineRepoEntry } from './listing.js';
 
 /** What the rule knows of one location, read once for all its repositories. */

@@ -3,7 +3,7 @@ import type { Reason } from '../../core/reasons.js';
 import type { OwnerJudgement } from '../../core/types.js';
 import type { RepoEvidence } from './evidence.js';
 import { appName, sha1hex, type KiloApp } from './layout.js';
-import { spellingsOf } from './owner-repo.js';
+import { spellingsOf } from './spellings.js';
 
 /** A `seed.index` younger than this is a seeding in progress (Kilo's own lock waits this long). */
 export const SEEDING_FRESH_MS = 5 * 60_000;

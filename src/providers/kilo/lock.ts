@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { errorCode, errorMessage } from '../../core/errors.js';
 import {
   lstatOrNull,
@@ -14,6 +16,7 @@ import {
 } from '../../safety/fs.js';
 import { asOwner, type Owner } from '../../safety/owner.js';
 import { removeTree } from '../../safety/remove.js';
+import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
 
 /**
  * Kilo's cross-process directory lock, implemented to the same protocol so that Kilo and this
@@ -74,6 +77,8 @@ export interface AcquireOptions {
  * Kilo's own five minutes: the next pass tries again). Throws LockBusyError when it stays held.
  */
 export async function acquireLock(lockDir: string, options: AcquireOptions): Promise<HeldLock> {
+  // The heartbeat thread first: no lock is taken that could not be kept fresh.
+  heartbeatThread();
   const until = Date.now() + (options.waitMs ?? 3_000);
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const token = asOwner(options.owner, () => tryAcquire(lockDir));
@@ -150,20 +155,26 @@ function isStaleSync(lockDir: string): boolean {
   return now - folder.mtimeMs > STALE_MS;
 }
 
+/** `meta.json` as Kilo writes it; `createdAt` is only shown, so any value reads as text. */
+const lockMeta = z.looseObject({
+  token: z.string(),
+  pid: z.number(),
+  hostname: z.string(),
+  createdAt: z.unknown().transform((createdAt) => String(createdAt ?? '')),
+});
+
+/** The holder `meta.json` names, or null when it is missing, unreadable or not Kilo's shape. */
 function readMeta(file: string): LockMeta | null {
+  let value: unknown;
   try {
-    const parsed = JSON.parse(readFileSync(file)) as Partial<LockMeta>;
-    if (typeof parsed.token !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.hostname !== 'string')
-      return null;
-    return {
-      token: parsed.token,
-      pid: parsed.pid,
-      hostname: parsed.hostname,
-      createdAt: String(parsed.createdAt ?? ''),
-    };
+    value = JSON.parse(readFileSync(file));
   } catch {
     return null;
   }
+  const parsed = lockMeta.safeParse(value);
+  if (!parsed.success) return null;
+  const { token, pid, hostname, createdAt } = parsed.data;
+  return { token, pid, hostname, createdAt };
 }
 
 function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock {
@@ -187,27 +198,21 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
   };
 }
 
-// The heartbeats run on a thread of their own: a removal runs synchronously on the main thread and
-// may take longer than the stale window, and the lock must stay fresh all the while. One thread
-// serves every lock of the process (starting one costs tens of milliseconds, more than many a
-// removal); it is given only heartbeat files' paths and touches nothing else.
-const HEARTBEAT_WORKER = `
-const { parentPort } = require('node:worker_threads');
-const { utimesSync } = require('node:fs');
-const beats = new Map();
-parentPort.on('message', (message) => {
-  if (message.start) {
-    beats.set(message.id, setInterval(() => {
-      const now = new Date();
-      try { utimesSync(message.file, now, now); } catch {}
-    }, message.everyMs));
-    return;
-  }
-  clearInterval(beats.get(message.id));
-  beats.delete(message.id);
-  parentPort.postMessage({ stopped: message.id });
-});
-`;
+// The heartbeats run on a thread of their own (./heartbeat-worker.ts): a removal runs synchronously
+// on the main thread and may take longer than the stale window, and the lock must stay fresh all the
+// while. One thread serves every lock of the process (starting one costs tens of milliseconds, more
+// than many a removal).
+
+/** The compiled worker beside this module; run from the TypeScript sources (the tests), the build's copy. */
+function heartbeatWorkerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const beside = path.join(path.dirname(here), 'heartbeat-worker.js');
+  if (here.endsWith('.js')) return beside;
+  const src = path.resolve(path.dirname(here), '../..');
+  const built = path.join(path.dirname(src), 'dist', path.relative(src, beside));
+  if (!lstatOrNullSync(built)) throw new Error(`${built}: the heartbeat worker is not built (npm run build)`);
+  return built;
+}
 
 interface HeartbeatThread {
   worker: Worker;
@@ -220,9 +225,9 @@ let nextBeat = 0;
 
 function heartbeatThread(): HeartbeatThread {
   if (thread) return thread;
-  const worker = new Worker(HEARTBEAT_WORKER, { eval: true });
+  const worker = new Worker(heartbeatWorkerFile());
   const started: HeartbeatThread = { worker, stopping: new Map() };
-  worker.on('message', (message: { stopped: number }) => {
+  worker.on('message', (message: HeartbeatReply) => {
     started.stopping.get(message.stopped)?.();
     started.stopping.delete(message.stopped);
     if (started.stopping.size === 0) worker.unref();
@@ -243,7 +248,7 @@ function heartbeatThread(): HeartbeatThread {
 function startHeartbeat(file: string, everyMs: number): { stop(): Promise<void> } {
   const beating = heartbeatThread();
   const id = (nextBeat += 1);
-  beating.worker.postMessage({ start: true, id, file, everyMs });
+  beating.worker.postMessage({ start: true, id, file, everyMs } satisfies HeartbeatMessage);
   return {
     stop() {
       return new Promise<void>((resolve) => {
@@ -252,7 +257,7 @@ function startHeartbeat(file: string, everyMs: number): { stop(): Promise<void> 
         // Kept alive until the thread answers, so a process that has nothing else to do still
         // hears that the heartbeat stopped before it removes the lock.
         beating.worker.ref();
-        beating.worker.postMessage({ stop: true, id });
+        beating.worker.postMessage({ stop: true, id } satisfies HeartbeatMessage);
       });
     },
   };

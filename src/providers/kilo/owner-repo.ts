@@ -2,7 +2,6 @@ import { constants } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { lastLine, runGit } from '../../git/git.js';
-import { isInside } from '../../safety/containment.js';
 import { lstatOrNull, readFileOrNull, realpath, type Stats } from '../../safety/fs.js';
 
 /** What an owner repository R says of its worktrees, read without writing anything to it. */
@@ -191,12 +190,4 @@ export function agentManagerWorktrees(text: string): string[] {
     paths.push(listed);
   }
   return paths;
-}
-
-/** The spellings of W that R's records may use: as recorded, and below R's canonical path. */
-export function spellingsOf(worktree: string, facts: OwnerRepoFacts): string[] {
-  const spellings = [path.resolve(worktree)];
-  if (facts.canonical && isInside(facts.path, worktree))
-    spellings.push(path.join(facts.canonical, path.relative(facts.path, worktree)));
-  return spellings;
 }

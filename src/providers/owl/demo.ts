@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { SandboxBuilder, SandboxContext } from '../../demo/index.js';
+import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
 import { mkdir } from '../../safety/fs.js';
 import { removeTree } from '../../safety/remove.js';
 import { backdateTree, sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../worktree/sandbox.js';

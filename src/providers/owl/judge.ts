@@ -1,8 +1,15 @@
 import type { OwnerJudgement } from '../../core/types.js';
 import { isBeyondClock } from '../../safety/clock.js';
-import { branchName, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
-import { describeNested, nestedRepositories, type NestedScan } from '../../worktree/nested.js';
-import { describeChanges, isClean } from '../../worktree/status.js';
+import type { WorktreeEvidence } from '../../worktree/evidence.js';
+import {
+  branchName,
+  describeChanges,
+  describeNested,
+  isClean,
+  nestedRepositories,
+  shortCommit,
+} from '../../worktree/judging.js';
+import type { NestedScan } from '../../worktree/nested.js';
 import { describeUnheldRefs, unheldWorktreeRefs } from '../../worktree/worktree-refs-held.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { ReviewAfter } from './settings.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { durationMs } from '../../config/duration.js';
+import { durationMs } from '../../util/duration.js';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider } from '../../core/types.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';

@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
 import { readFileOrNull } from '../../safety/fs.js';
 
@@ -37,6 +38,17 @@ export function parseOwlDuration(text: string): number | null {
   return at === trimmed.length ? Math.round(total) : null;
 }
 
+/** Owl's config, of which only `garbageCollection.reviewAfter` matters here: any other shape says nothing of it. */
+const owlConfig = z
+  .looseObject({ garbageCollection: z.looseObject({ reviewAfter: z.unknown() }).optional().catch(undefined) })
+  .catch({});
+
+const owlDuration = z.string().transform((text, ctx) => {
+  const ms = parseOwlDuration(text);
+  if (ms === null) ctx.addIssue({ code: 'custom', message: 'is no duration' });
+  return ms ?? 0;
+});
+
 /**
  * How long a job may wait in review. Owl's own `garbageCollection.reviewAfter` for that home
  * wins: it is the policy the user gave the tool itself. agent-janitor's `providers.owl.reviewAfter`
@@ -62,18 +74,13 @@ export async function readReviewAfter(
   } catch (err) {
     return { ...fallback, warning: `${configFile}: not valid YAML: ${errorMessage(err).split('\n')[0]}` };
   }
-  const gc = isObject(doc) ? doc.garbageCollection : undefined;
-  const value = isObject(gc) ? gc.reviewAfter : undefined;
+  const value = owlConfig.parse(doc).garbageCollection?.reviewAfter;
   if (value === undefined || value === null) return fallback;
-  const ms = typeof value === 'string' ? parseOwlDuration(value) : null;
-  if (ms === null)
+  const ms = owlDuration.safeParse(value);
+  if (!ms.success)
     return {
       ...fallback,
       warning: `${configFile}: garbageCollection.reviewAfter ${JSON.stringify(value)} is no duration`,
     };
-  return { ms, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return { ms: ms.data, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../demo/index.js';
+import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
 import { mkdir, writeFile } from '../../safety/fs.js';
 import { backdateTree, demoShadowRepo, putStateRows, writeJson } from '../vscode/sandbox.js';
 import { KILO_LEGACY, ROO, type RooExtension } from './layout.js';

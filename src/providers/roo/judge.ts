@@ -3,7 +3,8 @@ import { identityProblem, lastCommitText, list, refused, settlementBlocker } fro
 import type { Settlement } from '../vscode/settle.js';
 import type { ShadowRepoFacts } from '../vscode/shadow-repo.js';
 import type { RooHistory } from './history.js';
-import { INITIAL_SUBJECT, TASK_SUBJECT, WORKSPACE_BRANCH, type RooExtension } from './layout.js';
+import { INITIAL_SUBJECT, TASK_SUBJECT, WORKSPACE_BRANCH } from './checkpoints.js';
+import type { RooExtension } from './layout.js';
 import type { RooRepoEntry } from './listing.js';
 
 /** What the rule knows of one product's history for one extension. */

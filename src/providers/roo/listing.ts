@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readdirOrEmpty } from '../../safety/fs.js';
 import { quarantinedName } from '../../safety/quarantine.js';
-import { WORKSPACE_REPO } from './layout.js';
+import { WORKSPACE_REPO } from './checkpoints.js';
 
 /** A per-task repository `tasks/<id>/checkpoints`, or a per-workspace one `checkpoints/<8 hex>`. */
 export interface RooRepoEntry {

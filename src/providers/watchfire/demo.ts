@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/index.js';
+import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/sandbox.js';
 import { errorCode } from '../../core/errors.js';
 import { lstatOrNull, lutimes, mkdir, readdirOrEmpty, symlink, writeFile } from '../../safety/fs.js';
 import { quarantineName } from '../../safety/quarantine.js';

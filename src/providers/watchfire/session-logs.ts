@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { z } from 'zod';
 import { readdirOrEmpty, readRegularFile } from '../../safety/fs.js';
 import { mapLimit } from '../../util/limit.js';
 
@@ -34,12 +35,24 @@ export function parseLogHeader(text: string): { projectId: string | null; endedA
     fields.set(line.slice(0, colon).trim(), unquote(line.slice(colon + 1).trim()));
   }
   if (!closed) return null;
-  const ended = fields.get('ended_at') ?? '';
-  if (!RFC3339.test(ended)) return null;
-  const endedAtMs = Date.parse(ended);
-  if (Number.isNaN(endedAtMs)) return null;
-  return { projectId: fields.get('project_id') || null, endedAtMs, status: fields.get('status') ?? '' };
+  const header = logHeader.safeParse(Object.fromEntries(fields));
+  if (!header.success) return null;
+  return { projectId: header.data.project_id, endedAtMs: header.data.ended_at, status: header.data.status };
 }
+
+/** The fields of a header this tool reads; the others (agent, mode, task…) are left as they are. */
+const logHeader = z.looseObject({
+  ended_at: z
+    .string()
+    .regex(RFC3339)
+    .transform((ended) => Date.parse(ended))
+    .refine((endedAtMs) => !Number.isNaN(endedAtMs)),
+  project_id: z
+    .string()
+    .optional()
+    .transform((id) => id || null),
+  status: z.string().default(''),
+});
 
 function unquote(value: string): string {
   if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { parseDocument } from 'yaml';
+import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
+import { issueLine } from '../../util/zod-issue.js';
 import { readSettled } from './stable-read.js';
 
 /** One entry of `projects.yaml`. */
@@ -35,80 +37,76 @@ function parseMapping(text: string, file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function requireVersion1(doc: Record<string, unknown>, file: string): void {
-  if (doc.version !== '1') {
-    throw new WatchfireStateError(
-      `${file}: version: expected 1, found ${JSON.stringify(doc.version ?? null)} (unknown schema)`,
-    );
-  }
-}
+const nonEmptyString = z.string({ error: 'expected a non-empty string' }).min(1, 'expected a non-empty string');
+const anyString = z.string({ error: 'expected a string' });
+const mapping = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
+  z.looseObject(shape, { error: 'expected a mapping' });
+const list = <Item extends z.ZodType>(item: Item) => z.array(item, { error: 'expected a list' });
+const version1 = z.literal('1', {
+  error: (issue) => `expected 1, found ${JSON.stringify(issue.input ?? null)} (unknown schema)`,
+});
 
-function listOf(doc: Record<string, unknown>, key: string, file: string): Record<string, unknown>[] {
-  const list = doc[key];
-  if (!Array.isArray(list)) throw new WatchfireStateError(`${file}: ${key}: expected a list`);
-  return list.map((entry, index) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      throw new WatchfireStateError(`${file}: ${key}[${index}]: expected a mapping`);
-    }
-    return entry as Record<string, unknown>;
-  });
-}
+/** `projects.yaml`: the version and the list first, so a file cut short is told from a bad entry. */
+const projectsFile = mapping({ version: version1, projects: list(z.unknown()) });
+const registeredProject = mapping({
+  project_id: nonEmptyString,
+  // A project with an empty name has the empty slug; that is still a name, so it is allowed.
+  name: anyString,
+  path: nonEmptyString,
+  position: z
+    .string({ error: 'expected a whole number' })
+    .regex(/^-?\d+$/, 'expected a whole number')
+    .optional(),
+});
 
-function requireString(entry: Record<string, unknown>, key: string, where: string, allowEmpty: boolean): string {
-  const value = entry[key];
-  if (typeof value !== 'string' || (!allowEmpty && value === '')) {
-    throw new WatchfireStateError(`${where}.${key}: expected a ${allowEmpty ? '' : 'non-empty '}string`);
-  }
-  return value;
+/** `agents.yaml`: a file without agents (or with an empty value) says no session runs. */
+const agentsFile = mapping({
+  version: version1,
+  agents: z.union([z.undefined(), z.literal(''), list(z.unknown())], { error: 'expected a list' }),
+});
+const runningAgent = mapping({
+  project_id: nonEmptyString,
+  project_name: anyString,
+  mode: z.unknown().transform((mode) => (typeof mode === 'string' ? mode : '')),
+});
+
+const daemonFile = mapping({
+  pid: z.custom<string>((pid) => typeof pid === 'string' && /^[1-9]\d{0,9}$/.test(pid), {
+    error: (issue) => `expected a process id, found ${JSON.stringify(issue.input ?? null)}`,
+  }),
+});
+
+/** Validates with `schema`, or throws the one line naming the file and the key. */
+function validated<Schema extends z.ZodType>(schema: Schema, value: unknown, file: string): z.output<Schema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new WatchfireStateError(issueLine(file, parsed.error));
+  return parsed.data;
 }
 
 /** `version: 1`, then `projects:` a list of `{project_id, name, path, position}`. */
 export function parseProjects(text: string, file: string): RegisteredProject[] {
-  const doc = parseMapping(text, file);
-  requireVersion1(doc, file);
-  const entries = listOf(doc, 'projects', file);
+  const { projects } = validated(projectsFile, parseMapping(text, file), file);
   // Watchfire rewrites this file in place, so a crash can leave it cut short yet still valid YAML,
   // and the projects cut away would look deleted. A cut inside a line or an entry shows as a
   // missing final newline or a missing key: fail closed on either.
-  if (entries.length > 0 && !text.endsWith('\n')) {
+  if (projects.length > 0 && !text.endsWith('\n')) {
     throw new WatchfireStateError(`${file}: does not end with a newline, so it may have been cut short while written`);
   }
-  return entries.map((entry, index) => {
-    const where = `${file}: projects[${index}]`;
-    const projectId = requireString(entry, 'project_id', where, false);
-    // A project with an empty name has the empty slug; that is still a name, so it is allowed.
-    const name = requireString(entry, 'name', where, true);
-    requireString(entry, 'path', where, false);
-    if ('position' in entry && !/^-?\d+$/.test(String(entry.position))) {
-      throw new WatchfireStateError(`${where}.position: expected a whole number`);
-    }
-    return { projectId, name };
-  });
+  const entries = validated(mapping({ projects: list(registeredProject) }), { projects }, file).projects;
+  return entries.map((entry) => ({ projectId: entry.project_id, name: entry.name }));
 }
 
 /** `version: 1`, then `agents:` a list of `{project_id, project_name, project_path, mode, …}`. */
 export function parseAgents(text: string, file: string): RunningAgent[] {
-  const doc = parseMapping(text, file);
-  requireVersion1(doc, file);
-  if (doc.agents === undefined || doc.agents === '') return [];
-  return listOf(doc, 'agents', file).map((entry, index) => {
-    const where = `${file}: agents[${index}]`;
-    return {
-      projectId: requireString(entry, 'project_id', where, false),
-      projectName: requireString(entry, 'project_name', where, true),
-      mode: typeof entry.mode === 'string' ? entry.mode : '',
-    };
-  });
+  const { agents } = validated(agentsFile, parseMapping(text, file), file);
+  if (agents === undefined || agents === '') return [];
+  const entries = validated(mapping({ agents: list(runningAgent) }), { agents }, file).agents;
+  return entries.map((entry) => ({ projectId: entry.project_id, projectName: entry.project_name, mode: entry.mode }));
 }
 
 /** The `pid` of `daemon.yaml`; a file without a valid one is an error (its liveness is then unknown). */
 export function parseDaemonPid(text: string, file: string): number {
-  const doc = parseMapping(text, file);
-  const pid = doc.pid;
-  if (typeof pid !== 'string' || !/^[1-9]\d{0,9}$/.test(pid)) {
-    throw new WatchfireStateError(`${file}: pid: expected a process id, found ${JSON.stringify(pid ?? null)}`);
-  }
-  return Number(pid);
+  return Number(validated(daemonFile, parseMapping(text, file), file).pid);
 }
 
 /** What `projects.yaml` says, or why it cannot be read (missing is a reason too: fail closed). */

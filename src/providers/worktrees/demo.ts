@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/index.js';
+import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/sandbox.js';
 import { lutimes } from '../../safety/fs.js';
 import { backdateTree, sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../worktree/sandbox.js';
 

@@ -1,9 +1,17 @@
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration } from '../../util/duration.js';
 import type { OwnerJudgement } from '../../core/types.js';
-import { branchName, otherRefs, shortCommit, type WorktreeEvidence } from '../../worktree/evidence.js';
+import type { WorktreeEvidence } from '../../worktree/evidence.js';
+import {
+  branchName,
+  describeChanges,
+  describeNested,
+  isClean,
+  nestedRepositories,
+  otherRefs,
+  shortCommit,
+} from '../../worktree/judging.js';
 import type { NewestWrite } from '../../worktree/idle.js';
-import { describeNested, nestedRepositories, type NestedScan } from '../../worktree/nested.js';
-import { describeChanges, isClean } from '../../worktree/status.js';
+import type { NestedScan } from '../../worktree/nested.js';
 import { describeUnheldRefs, unheldWorktreeRefs } from '../../worktree/worktree-refs-held.js';
 
 export interface IdlePolicy {

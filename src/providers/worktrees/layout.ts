@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathsOverlap } from '../../config/glob-overlap.js';
 import { expandUnder } from '../../config/homes.js';
-import { durationMs } from '../../config/duration.js';
+import { durationMs } from '../../util/duration.js';
 import type { GatherContext, RootStatus } from '../../core/types.js';
 import { lstatOrNull, readdirOrEmpty, realpath } from '../../safety/fs.js';
 import { KILO_DELETE } from '../kilo/leftovers.js';

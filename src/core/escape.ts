@@ -1,4 +1,4 @@
-import type { ReportItem, RootStatus } from '../core/types.js';
+import type { ReportItem, RootStatus } from './types.js';
 import { escapeBytes } from '../safety/names.js';
 
 /**

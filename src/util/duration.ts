@@ -1,3 +1,4 @@
+/** Durations as the config writes them (`30m`, `1h30m`, `7d`): pure, so judges may use them too. */
 const UNIT_MS: Record<string, number> = {
   ms: 1,
   s: 1000,

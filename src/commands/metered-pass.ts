@@ -1,7 +1,10 @@
-import { LockHeldError, UsageError } from '../../core/errors.js';
-import { runPass, type PassOptions, type PassResult } from '../../core/pass.js';
-import { deliverMetrics, type Delivery } from './deliver.js';
-import { outcomeOfReport, outcomeOfThrow, selectedProviderNames, type PassOutcome } from './outcome.js';
+import type { EffectiveConfig } from '../config/schema.js';
+import { LockHeldError, UsageError } from '../core/errors.js';
+import { selectProviders, type PassOptions, type PassResult } from '../core/pass.js';
+import type { Provider, ProviderName } from '../core/types.js';
+import { deliverMetrics, type Delivery } from '../outputs/metrics/deliver.js';
+import { outcomeOfReport, outcomeOfThrow, type PassOutcome } from '../outputs/metrics/outcome.js';
+import { reconcile } from './reconcile.js';
 
 export type MeteredPass =
   | { finished: true; result: PassResult; outcome: PassOutcome; delivery: Delivery; exitCode: 0 | 1 }
@@ -19,7 +22,7 @@ export async function meteredPass(options: PassOptions): Promise<MeteredPass> {
   const startedAt = clock();
   let result: PassResult;
   try {
-    result = await runPass(options);
+    result = await reconcile(options);
   } catch (error) {
     // Nothing was done: another pass holds the lock, or the config is refused before any read.
     if (error instanceof LockHeldError || error instanceof UsageError) throw error;
@@ -30,4 +33,13 @@ export async function meteredPass(options: PassOptions): Promise<MeteredPass> {
   const outcome = outcomeOfReport(result.report, result.exitCode, providers);
   const delivery = await deliverMetrics(options.config, outcome, options.log);
   return { finished: true, result, outcome, delivery, exitCode: delivery.succeeded ? 0 : 1 };
+}
+
+/** The names of the providers a pass reconciles. */
+export function selectedProviderNames(
+  providers: readonly Provider[],
+  config: EffectiveConfig,
+  only: readonly ProviderName[] | undefined,
+): ProviderName[] {
+  return selectProviders(providers, config, only).map((provider) => provider.name);
 }

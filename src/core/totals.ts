@@ -1,4 +1,4 @@
-import type { ReportItem, Totals } from '../core/types.js';
+import type { ReportItem, Totals } from './types.js';
 
 export function computeTotals(items: readonly ReportItem[]): Totals {
   const totals: Totals = {

@@ -1,0 +1,23 @@
+/**
+ * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
+ * state its rule distinguishes, under `home` (and anywhere else inside `root`). The builders import
+ * this module only, never the list of them in ./index.ts, which imports every provider's builder.
+ */
+export interface SandboxContext {
+  /** The sandbox folder. */
+  root: string;
+  /** The fake user's home inside it. */
+  home: string;
+  /** Files older than this are old enough to delete (minAge is 1h in the demo). */
+  old: Date;
+}
+
+export interface SandboxBuilder {
+  name: string;
+  build(ctx: SandboxContext): Promise<SandboxExtras | void>;
+}
+
+/** What a builder needs the demo's config to say beyond the home (the worktree sets, say). */
+export interface SandboxExtras {
+  config?: Record<string, unknown>;
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { chainTo, importGraph, layerOf, type ImportGraph } from './imports.js';
+
+/**
+ * The layers of src/, one way only. commands/ (and cli.ts, serve/) orchestrate: they run the pass,
+ * write its report, deliver its metrics. core/ runs a pass and answers its report; it writes no
+ * output. outputs/ renders and exports what it is given. A judge turns evidence into verdicts and
+ * must stay pure: nothing it loads may start git, touch the disk or read the config.
+ * Every import is read with TypeScript's own parser.
+ */
+const graph: ImportGraph = importGraph();
+
+/** The modules that write or send a pass's results: core may not call them, the caller does. */
+const isOutputWriter = (file: string) =>
+  file.startsWith('outputs/') && [...graph.closure(file), file].some((each) => touchesDisk(each) || isNetwork(each));
+const touchesDisk = (file: string) =>
+  file === 'safety/fs.ts' || file === 'node:fs' || file === 'node:fs/promises' || file === 'better-sqlite3';
+const isNetwork = (file: string) => file === 'node:http' || file === 'node:net' || file === 'prom-client';
+const startsProcesses = (file: string) => file === 'node:child_process' || file.startsWith('git/');
+const isPassRunner = (file: string) => file === 'core/pass.ts' || file === 'core/executor.ts';
+
+function violations(rule: (from: string, to: string) => boolean, withTypes = true): string[] {
+  return graph.edges
+    .filter((edge) => (withTypes || !edge.typeOnly) && rule(edge.from, edge.to))
+    .map((edge) => `${edge.from} imports ${edge.to}`);
+}
+
+describe('the layers of src/', () => {
+  it('outputs/ only renders and exports: it imports no command and does not run a pass', () => {
+    expect(
+      violations((from, to) => from.startsWith('outputs/') && (layerOf(to) === 'commands' || isPassRunner(to))),
+    ).toEqual([]);
+  });
+
+  it('core/ writes no output and knows no command: its callers write the report', () => {
+    expect(
+      violations(
+        (from, to) =>
+          from.startsWith('core/') && (layerOf(to) === 'commands' || layerOf(to) === 'serve' || isOutputWriter(to)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('no judge loads anything that starts git, touches the disk or reads the config', () => {
+    const judges = graph.files.filter((file) => file.endsWith('/judge.ts'));
+    expect(judges.length).toBeGreaterThanOrEqual(7);
+    const impure = (file: string) => startsProcesses(file) || touchesDisk(file) || layerOf(file) === 'config';
+    const found = judges
+      .map((judge) => chainTo(graph, judge, impure))
+      .filter((chain): chain is string[] => chain !== null)
+      .map((chain) => chain.join(' -> '));
+    expect(found).toEqual([]);
+  });
+
+  it("a provider's demo sandbox does not load the list of every sandbox (src/demo/index.ts)", () => {
+    const demos = graph.files.filter((file) => /^providers\/[^/]+\/demo\.ts$/.test(file));
+    expect(demos.length).toBeGreaterThanOrEqual(6);
+    const found = demos
+      .map((demo) => chainTo(graph, demo, (file) => file === 'demo/index.ts'))
+      .filter((chain): chain is string[] => chain !== null)
+      .map((chain) => chain.join(' -> '));
+    expect(found).toEqual([]);
+  });
+
+  it('the top-level folders of src/ import each other without cycles, but for the imports listed with their reason', () => {
+    expect(folderCycles(graph, ALLOWED_BACK_EDGES)).toEqual([]);
+  });
+
+  it('every import listed as an allowed back edge still exists (the list stays exact)', () => {
+    const unused = ALLOWED_BACK_EDGES.filter(
+      (allowed) => !graph.edges.some((edge) => !edge.typeOnly && isAllowed(allowed, edge.from, edge.to)),
+    );
+    expect(unused).toEqual([]);
+  });
+});
+
+interface BackEdge {
+  /** The importing folder, or `*` for any. */
+  from: string;
+  /** The files of another folder it may import although that folder sits below it. */
+  to: readonly string[];
+  why: string;
+}
+
+/** The run-time imports that point back up the layers, each with its reason. Nothing else may. */
+const ALLOWED_BACK_EDGES: readonly BackEdge[] = [
+  {
+    from: '*',
+    to: ['core/errors.ts'],
+    why: 'the typed errors every layer throws and only cli.ts maps to exit codes; errors.ts imports nothing',
+  },
+  {
+    from: 'config',
+    to: ['providers/worktrees/overlap.ts', 'providers/worktrees/builtin-sets.ts', 'providers/worktrees/roots.ts'],
+    why:
+      "the config refuses worktree sets that overlap, or that clash with the worktrees provider's built-in sets and roots, " +
+      'when it is loaded, so a bad file is one clear error before any pass',
+  },
+];
+
+function isAllowed(allowed: BackEdge, from: string, to: string): boolean {
+  return (allowed.from === '*' || allowed.from === layerOf(from)) && allowed.to.includes(to);
+}
+
+/** Each cycle among the top-level folders of src/ through run-time imports, as `a -> b -> a`. */
+function folderCycles(graph: ImportGraph, allowed: readonly BackEdge[]): string[] {
+  const reaches = new Map<string, Set<string>>();
+  for (const edge of graph.edges) {
+    const from = layerOf(edge.from);
+    const to = layerOf(edge.to);
+    if (edge.typeOnly || !from || !to || from === to) continue;
+    if (allowed.some((each) => isAllowed(each, edge.from, edge.to))) continue;
+    reaches.set(from, (reaches.get(from) ?? new Set()).add(to));
+  }
+  const cycles = new Set<string>();
+  const walk = (trail: string[]) => {
+    const here = trail[trail.length - 1] as string;
+    for (const next of reaches.get(here) ?? []) {
+      const at = trail.indexOf(next);
+      if (at >= 0) {
+        const cycle = trail.slice(at);
+        const start = cycle.indexOf([...cycle].sort()[0] as string);
+        const turned = [...cycle.slice(start), ...cycle.slice(0, start)];
+        cycles.add([...turned, turned[0]].join(' -> '));
+      } else walk([...trail, next]);
+    }
+  };
+  for (const folder of reaches.keys()) walk([folder]);
+  return [...cycles].sort();
+}
