@@ -37,7 +37,7 @@ export interface ClineLocation {
 }
 
 /** `~/.cline/data`, or `$CLINE_DIR/data` for the current user's own home. */
-export function clineDataDir(home: string, env: NodeJS.ProcessEnv): string {
+function clineDataDir(home: string, env: NodeJS.ProcessEnv): string {
   const own = env.HOME !== undefined && env.HOME !== '' && path.resolve(env.HOME) === path.resolve(home);
   if (own && env.CLINE_DIR && path.isAbsolute(env.CLINE_DIR)) return path.join(env.CLINE_DIR, 'data');
   return path.join(home, '.cline', 'data');

@@ -16,7 +16,7 @@ export interface RunningAgent {
   mode: string;
 }
 
-export class WatchfireStateError extends Error {
+class WatchfireStateError extends Error {
   override name = 'WatchfireStateError';
 }
 
