@@ -7,7 +7,7 @@ const FILLER = Buffer.from(
 );
 
 /** A size between 200 B and about 4 KB, the same for the same seed. */
-export function sizeFor(seed) {
+function sizeFor(seed) {
   const x = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
   return 200 + (x % 3900);
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ensureDir } from './files.mjs';
 
 export const HOLDERS = 500;
-export const FILES_PER_HOLDER = 100;
+const FILES_PER_HOLDER = 100;
 
 /**
  * A busy shared host: HOLDERS `sleep` processes, each holding FILES_PER_HOLDER files of its own

@@ -1,16 +1,32 @@
+import { writeSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { escapedLogFields } from '../core/escape.js';
+import type { TerminalProgress } from '../outputs/progress.js';
 import type { LogLevel } from './log-levels.js';
 
 // A name that is not UTF-8 is logged with its bytes escaped, as the report writes it.
 const formatters = { log: escapedLogFields };
 
-/** JSON lines on stderr; readable lines when stderr is a terminal. Never stdout, which is the report's. */
-export async function createLogger(level: LogLevel): Promise<Logger> {
+/**
+ * JSON lines on stderr; readable lines when stderr is a terminal. Never stdout, which is the report's.
+ * A progress line on that terminal is taken away while a log line is written, then drawn again.
+ */
+export async function createLogger(level: LogLevel, progress?: TerminalProgress | null): Promise<Logger> {
   if (process.stderr.isTTY) {
     // pino-pretty and its colour and date libraries are loaded only for a person at a terminal.
     const { default: pretty } = await import('pino-pretty');
-    return pino({ level, formatters }, pretty({ destination: 2, sync: true, colorize: true }));
+    const destination = progress ? besideProgress(progress) : 2;
+    return pino({ level, formatters }, pretty({ destination, sync: true, colorize: true }));
   }
   return pino({ level, formatters }, pino.destination({ dest: 2, sync: true }));
+}
+
+function besideProgress(progress: TerminalProgress): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      progress.around(() => writeSync(2, chunk));
+      done();
+    },
+  });
 }

@@ -36,7 +36,7 @@ export async function meteredPass(options: PassOptions): Promise<MeteredPass> {
 }
 
 /** The names of the providers a pass reconciles. */
-export function selectedProviderNames(
+function selectedProviderNames(
   providers: readonly Provider[],
   config: EffectiveConfig,
   only: readonly ProviderName[] | undefined,

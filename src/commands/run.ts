@@ -1,5 +1,6 @@
 import { allProviders } from '../providers/index.js';
 import { meteredPass } from './metered-pass.js';
+import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger } from './logger.js';
 import { parseOnly, type PassArgs } from './options.js';
@@ -13,15 +14,23 @@ export interface RunArgs extends PassArgs {
 export async function runCommand(args: RunArgs): Promise<number> {
   const only = parseOnly(args.only);
   const config = await configFromArgs(args);
-  const log = await createLogger(args['log-level']);
-  const pass = await meteredPass({
-    config,
-    providers: allProviders(),
-    only,
-    reportOnly: Boolean(args['report-only']),
-    log,
-    env: process.env,
-  });
+  // A person at a terminal sees the pass advance on stderr; logs, stdout and pipes never do.
+  const progress = terminalProgressFor(process.stderr, process.env, Boolean(args.json));
+  const log = await createLogger(args['log-level'], progress);
+  let pass: Awaited<ReturnType<typeof meteredPass>>;
+  try {
+    pass = await meteredPass({
+      config,
+      providers: allProviders(),
+      only,
+      reportOnly: Boolean(args['report-only']),
+      log,
+      env: process.env,
+      ...(progress ? { progress } : {}),
+    });
+  } finally {
+    progress?.finish();
+  }
   if (!pass.finished) throw pass.error;
   const { report } = pass.result;
   process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, config.reportDir));

@@ -43,7 +43,7 @@ function hasMagic(part: string): boolean {
   return /[*?[]/.test(part);
 }
 
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   let source = '';
   for (let i = 0; i < glob.length; i += 1) {
     const char = glob[i] as string;

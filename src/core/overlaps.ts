@@ -18,7 +18,7 @@ export interface ClaimedArea {
  * others by canonical path). Two owners judging the same folders would each give their own verdict
  * (one may delete what the other calls unfinished), so such a config is refused.
  */
-export function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea] | null {
+function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea] | null {
   const placeOf = createPlaceFinder();
   const resolved = areas.map((area) => ({ area, place: placeOf(area.folder), at: canonicalFolder(area.folder) }));
   for (let a = 0; a < resolved.length; a += 1) {

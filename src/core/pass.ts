@@ -7,17 +7,17 @@ import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
-import { createTreeCache } from '../safety/walk.js';
+import { createTreeCache, type TreeFacts } from '../safety/walk.js';
 import { WalkWatch } from '../safety/walk-watch.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
-import type { TreeFacts } from '../safety/walk.js';
 import { escapedItem, escapedRoot } from './escape.js';
 import { computeTotals } from './totals.js';
 import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
 import { rejectOverlappingRoots } from './overlaps.js';
 import { errorMessage } from './errors.js';
 import { executePlan, type ExecutedDeletion, type PlannedDeletion } from './executor.js';
+import type { PassProgress } from './progress.js';
 import type { Candidate, Liveness, Provider, ProviderName, Report, ReportItem, RootStatus } from './types.js';
 import { VERSION } from './version.js';
 
@@ -30,6 +30,8 @@ export interface PassOptions {
   env: NodeJS.ProcessEnv;
   clock?: () => Date;
   procRoot?: string;
+  /** Told of the pass's advance (a progress line on a terminal). */
+  progress?: PassProgress;
   /** Called with every verdict once the plan is judged, before anything is deleted. */
   onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
   /** Called after each deletion, as it happens (the audit log), with the time it was done. */
@@ -88,7 +90,7 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const sight: PassSight = {
     processes,
     watch,
-    measure: createTreeCache(watch ? (root) => watch.visitorFor(root) : undefined),
+    measure: toldOfSizes(createTreeCache(watch ? (root) => watch.visitorFor(root) : undefined), options.progress),
   };
   const { roots, candidates } = await gather(options, homes, started, sight.measure);
   const liveness = describeLiveness(processes);
@@ -117,6 +119,7 @@ async function gather(
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
   for (const provider of selectProviders(options.providers, config, options.only)) {
+    options.progress?.gathering(provider.name);
     try {
       const gathered = await provider.gather({
         config,
@@ -162,6 +165,7 @@ function planDeletions(
       facts.vanished = `${candidate.path} itself, which its folder still lists`;
     }
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
+    options.progress?.judged(candidate.provider);
     judged.push({ candidate, facts, verdict, place: candidate.path === null ? null : placeOf(candidate.path) });
   }
   const items: ReportItem[] = [];
@@ -242,6 +246,16 @@ export function selectProviders(
   return providers
     .filter((provider) => config.providers[provider.name].enabled)
     .filter((provider) => !only || only.length === 0 || only.includes(provider.name));
+}
+
+/** The pass's one tree cache, telling `progress` the size of each tree it walks. */
+function toldOfSizes(measure: (root: string) => TreeFacts, progress: PassProgress | undefined) {
+  if (!progress) return measure;
+  return (root: string): TreeFacts => {
+    const facts = measure(root);
+    progress.measured(root, facts.bytes);
+    return facts;
+  };
 }
 
 function describeLiveness(processes: ProcessTable | null): Liveness {

@@ -124,14 +124,6 @@ export interface Liveness {
   why?: string;
 }
 
-export interface PlannedItem {
-  candidate: Candidate;
-  verdict: Verdict;
-  reason: Reason;
-  detail: string;
-  bytes: number;
-}
-
 export interface ReportItem {
   provider: ProviderName;
   kind: ItemKind;

@@ -14,7 +14,7 @@ export interface SandboxContext {
 
 export interface SandboxBuilder {
   name: string;
-  build(ctx: SandboxContext): Promise<SandboxExtras | void>;
+  build(ctx: SandboxContext): Promise<SandboxExtras> | Promise<void>;
 }
 
 /** What a builder needs the demo's config to say beyond the home (the worktree sets, say). */

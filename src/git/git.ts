@@ -20,7 +20,7 @@ export interface GitOptions {
   input?: string;
 }
 
-export class GitError extends Error {
+class GitError extends Error {
   override name = 'GitError';
   constructor(
     message: string,

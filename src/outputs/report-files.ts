@@ -5,8 +5,8 @@ import { escapedItem } from '../core/escape.js';
 import { renderMarkdown } from './markdown.js';
 
 export const REPORT_JSON = 'report.json';
-export const REPORT_MD = 'report.md';
-export const AUDIT_LOG = 'audit.jsonl';
+const REPORT_MD = 'report.md';
+const AUDIT_LOG = 'audit.jsonl';
 
 /** Replaces report.json and report.md atomically. */
 export async function writeReport(reportDir: string, report: Report): Promise<void> {

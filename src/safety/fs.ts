@@ -9,11 +9,11 @@
  */
 import * as fsp from 'node:fs/promises';
 import * as fs from 'node:fs';
-import type { Dir, Dirent, Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { errorCode } from '../core/errors.js';
 import { decodeBytes, encodeText, mayHaveLostBytes } from './names.js';
 
-export type { Dir, Dirent, Stats };
+export type { Dirent, Stats };
 
 type FsPath = string | Buffer;
 
@@ -97,16 +97,10 @@ function canonical(p: string): string {
     : resolved;
 }
 
-export const lstat = (p: string): Promise<Stats> => namedAsync(p, (at) => fsp.lstat(at));
+const lstat = (p: string): Promise<Stats> => namedAsync(p, (at) => fsp.lstat(at));
 // The walk's and the remover's calls: the plain name goes straight to fs, without a closure.
 export const lstatSync = (p: string): Stats =>
   p.isWellFormed() ? fs.lstatSync(p) : named(p, (at) => fs.lstatSync(at));
-export async function readlink(p: string): Promise<string> {
-  const target = await namedAsync(p, (at) => fsp.readlink(at));
-  return mayHaveLostBytes(target)
-    ? decodeBytes(await namedAsync(p, (at) => fsp.readlink(at, { encoding: 'buffer' })))
-    : target;
-}
 export const readlinkSync = (p: string): string => linkTarget(p);
 export async function realpath(p: string): Promise<string> {
   const resolved = await namedAsync(p, (at) => fsp.realpath(at));
@@ -123,9 +117,7 @@ export const readdirSync = (p: string): Dirent[] => listEntries(p);
 export const readdirNamesSync = (p: string): string[] => listNames(p);
 export const mkdir = (p: string, mode?: number): Promise<string | undefined> =>
   namedAsync(p, (at) => fsp.mkdir(at, { recursive: true, mode }));
-export const mkdirExclusive = (p: string, mode: number): Promise<void> =>
-  namedAsync(p, (at) => fsp.mkdir(at, { mode }));
-export async function rename(from: string, to: string): Promise<void> {
+async function rename(from: string, to: string): Promise<void> {
   if (from.isWellFormed() && to.isWellFormed()) return fsp.rename(from, to);
   try {
     await fsp.rename(encodeText(from), encodeText(to));
@@ -134,7 +126,10 @@ export async function rename(from: string, to: string): Promise<void> {
   }
 }
 export function renameSync(from: string, to: string): void {
-  if (from.isWellFormed() && to.isWellFormed()) return fs.renameSync(from, to);
+  if (from.isWellFormed() && to.isWellFormed()) {
+    fs.renameSync(from, to);
+    return;
+  }
   try {
     fs.renameSync(encodeText(from), encodeText(to));
   } catch (err) {
@@ -322,17 +317,9 @@ export function rmdirSync(p: string): void {
   }
 }
 
-export async function unlink(p: string): Promise<void> {
+async function unlink(p: string): Promise<void> {
   try {
     await namedAsync(p, fsp.unlink);
-  } catch (err) {
-    if (errorCode(err) !== 'ENOENT') throw err;
-  }
-}
-
-export async function rmdir(p: string): Promise<void> {
-  try {
-    await namedAsync(p, fsp.rmdir);
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }
@@ -362,7 +349,10 @@ export async function writeFileAtomic(p: string, data: string, mode = 0o644): Pr
  * /proc link, which Linux resolves to the folder itself. A plain name takes the plain call.
  */
 export function chdirSync(p: string): void {
-  if (p.isWellFormed()) return process.chdir(p);
+  if (p.isWellFormed()) {
+    process.chdir(p);
+    return;
+  }
   const fd = named(p, (at) =>
     fs.openSync(at, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW),
   );

@@ -27,7 +27,7 @@ export function judge(
   policy: SafetyPolicy,
   nowMs: number,
 ): Judgement {
-  if (facts && facts.exists) {
+  if (facts?.exists) {
     const life = signsOfLife(candidate, facts, liveness, policy, nowMs);
     if (life) return life;
   }

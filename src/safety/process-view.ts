@@ -6,7 +6,7 @@ import { mappedFiles } from './proc-maps.js';
 const PF_KTHREAD = 0x00200000;
 
 /** What one process holds: its working directory, root, open files and mapped files. */
-export interface ProcessView {
+interface ProcessView {
   /** Their paths as /proc shows them (in the process's own mount namespace), ` (deleted)` cut. */
   paths: string[];
   /** Their identities, flat: dev, ino, dev, ino, … */

@@ -35,7 +35,7 @@ export interface NestedGitEntries {
 }
 
 /** Enough to tell a worktree's registered submodules from the rest, and to name a few. */
-export const NESTED_GIT_PATHS = 256;
+const NESTED_GIT_PATHS = 256;
 const GIT_ENTRY = '.git';
 
 type Pending = Array<[name: string, identity: FolderIdentity]>;

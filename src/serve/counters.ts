@@ -1,7 +1,7 @@
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PassOutcome } from '../outputs/metrics/outcome.js';
 
-export type RunResult = 'success' | 'failure' | 'skipped';
+type RunResult = 'success' | 'failure' | 'skipped';
 const RESULTS: readonly RunResult[] = ['success', 'failure', 'skipped'];
 
 /** What serve adds up across its passes, with the Node.js process metrics, in a registry of its own. */

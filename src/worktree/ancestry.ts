@@ -174,7 +174,7 @@ async function commitsOnlyInBranches(
   from: readonly string[],
   outside: readonly string[],
 ): Promise<Map<string, string[]>> {
-  const input = [...from, ...outside.map((commit) => `^${commit}`)].join('\n') + '\n';
+  const input = `${[...from, ...outside.map((commit) => `^${commit}`)].join('\n')}\n`;
   const out = await git(['rev-list', '--parents', '--stdin'], { cwd, input });
   const graph = new Map<string, string[]>();
   for (const line of out.split('\n')) {

@@ -118,7 +118,7 @@ export async function readGitFacts(
       try {
         if (refs instanceof Error) throw refs;
         const answers = asked.length === 0 ? [] : await readAncestry(cwdOf(members), heads, refs);
-        asked.forEach((k, m) => (ancestry[k] = answers[m] as Ancestry | Error));
+        for (const [m, k] of asked.entries()) ancestry[k] = answers[m] as Ancestry | Error;
       } catch (err) {
         for (const k of asked) ancestry[k] = asError(err);
       }

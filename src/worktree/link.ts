@@ -34,7 +34,7 @@ export function readWorktreeLink(worktree: string): LinkResult {
   const gitFile = path.join(folder, '.git');
   try {
     const stats = lstatOrNullSync(gitFile);
-    if (!stats || !stats.isFile())
+    if (!stats?.isFile())
       return fail('not-a-worktree', `${gitFile} is not a file naming a gitdir, so ${folder} is no linked git worktree`);
     const text = readFileOrNullSync(gitFile) ?? '';
     const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
@@ -49,7 +49,7 @@ export function readWorktreeLink(worktree: string): LinkResult {
     const commonGuess = path.dirname(path.dirname(adminDir));
 
     const admin = lstatOrNullSync(adminDir);
-    if (!admin || !admin.isDirectory()) {
+    if (!admin?.isDirectory()) {
       const repoThere = lstatOrNullSync(commonGuess);
       if (!repoThere) {
         return fail(

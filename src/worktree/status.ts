@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { asError } from '../core/errors.js';
-import { git, runGit } from '../git/git.js';
+import { git, runGit, type GitResult } from '../git/git.js';
 import { mapLimit } from '../util/limit.js';
 import { gitIdentityFor, type Owner } from '../safety/owner.js';
 
@@ -111,7 +111,7 @@ async function batchStatuses(
 ): Promise<WorktreeStatus[]> {
   // Absolute paths only: for-each-repo expands a leading `~` or `%(prefix)`.
   if (!batch.every((worktree) => worktree.startsWith('/'))) return [];
-  let result;
+  let result: GitResult;
   try {
     result = await runGit(
       [
@@ -141,7 +141,7 @@ async function batchStatuses(
 }
 
 /** Cuts the output of many `git status -z --porcelain=v2 --branch` runs at each one's first header. */
-export function splitStatuses(out: string): string[] {
+function splitStatuses(out: string): string[] {
   const records = out.split('\0');
   const outputs: string[][] = [];
   for (const record of records) {

@@ -10,7 +10,7 @@ import { readLooseRefs, type LooseRef } from './ref-files.js';
  * commit that only they hold is lost with the worktree. (Pseudo-refs such as ORIG_HEAD and the HEAD
  * reflog go too, but what only they remember is git's garbage, collected in time anyway.)
  */
-export const PER_WORKTREE_REFS = ['refs/worktree', 'refs/bisect', 'refs/rewritten'];
+const PER_WORKTREE_REFS = ['refs/worktree', 'refs/bisect', 'refs/rewritten'];
 
 /** A worktree's own refs and the object each names: from its admin entry's files, else from git. */
 export async function listWorktreeRefs(link: WorktreeLink): Promise<KeepingRef[]> {

@@ -410,13 +410,13 @@ describe('names that are not UTF-8 in the items of every provider', () => {
     expect(unfinished).toMatchObject({ verdict: 'unfinished', reason: 'uncommitted-changes' });
     expect(unfinished.detail).toContain('1 untracked file (d\\xe9j\\xe0.txt)');
     expect(itemAt(report, shown(reviewed))).toMatchObject({ verdict: 'kept', reason: 'job-open' });
-    [bytesPath(cancelled), reviewed].forEach((folder, k) =>
+    for (const [k, folder] of [bytesPath(cancelled), reviewed].entries()) {
       expect(diffInventories(kept[k] as Map<string, Entry>, inventory(spelled(folder)))).toEqual({
         removed: [],
         changed: [],
         added: [],
-      }),
-    );
+      });
+    }
   });
 
   it('worktrees: removes an idle clean worktree whose own name is not UTF-8 (its ignored files so named with it), and reports an untracked one as unfinished', async () => {

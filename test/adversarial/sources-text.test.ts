@@ -25,14 +25,14 @@ import { mixedHome, ownEnv } from './support/mixed-home.js';
 /** projects.yaml as Watchfire's YAML encoder writes it: four-space list indent, plain names. */
 function projectsYaml(projects: Array<Project & { path: string }>): string {
   const lines = ['version: 1', 'projects:'];
-  projects.forEach((p, index) =>
+  for (const [index, p] of projects.entries()) {
     lines.push(
       `    - project_id: ${p.id}`,
       `      name: ${p.name}`,
       `      path: ${p.path}`,
       `      position: ${index}`,
-    ),
-  );
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** One import of a module: a file of src/ (relative to it, `core/pass.ts`) or a package (`node:fs`, `yaml`). */
 export interface Edge {
@@ -14,7 +14,7 @@ export interface Edge {
 }
 
 /** Every .ts file under src/, relative to it, in a stable order. */
-export function sourceFiles(dir = SRC): string[] {
+function sourceFiles(dir = SRC): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
@@ -25,7 +25,7 @@ export function sourceFiles(dir = SRC): string[] {
 }
 
 /** The imports of one file as TypeScript parses them: static imports, re-exports, and `import()` of a literal. */
-export function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8')): Edge[] {
+function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8')): Edge[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const edges: Edge[] = [];
   const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {

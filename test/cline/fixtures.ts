@@ -140,7 +140,7 @@ export function settle(s: ClineScene): void {
 }
 
 /** The environment of a pass whose user does not own the scene's home: no variable of its own applies. */
-export const FOREIGN_ENV: NodeJS.ProcessEnv = { HOME: '/nonexistent-home', XDG_CONFIG_HOME: '', CLINE_DIR: '' };
+const FOREIGN_ENV: NodeJS.ProcessEnv = { HOME: '/nonexistent-home', XDG_CONFIG_HOME: '', CLINE_DIR: '' };
 
 export function runCline(
   s: { home: string; work: string },

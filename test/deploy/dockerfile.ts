@@ -5,7 +5,7 @@
 import { cpSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-export interface Instruction {
+interface Instruction {
   keyword: string;
   args: string;
   line: number;

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: rendered manifests are YAML walked by key; the schema test checks their shapes
 /**
  * The Kubernetes manifests: every file and the rendered output of each kustomization validated
  * against the Kubernetes API schemas (and for unknown fields), the rendering compared with

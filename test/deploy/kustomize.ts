@@ -83,7 +83,7 @@ function targets(target: Target, manifest: Manifest): boolean {
 }
 
 /** RFC 6902 add, remove and replace; a path that does not exist is an error, as in kustomize. */
-export function applyJsonPatch<T>(document: T, ops: readonly JsonPatchOp[]): T {
+function applyJsonPatch<T>(document: T, ops: readonly JsonPatchOp[]): T {
   const copy = structuredClone(document) as unknown;
   for (const op of ops) {
     const parts = op.path

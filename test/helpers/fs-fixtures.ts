@@ -28,7 +28,7 @@ export function backdate(target: string | Buffer, when: Date): void {
   for (const entry of all.reverse()) lutimesSync(entry, when, when);
 }
 
-export const DAY = 86_400_000;
+const DAY = 86_400_000;
 export const daysAgo = (days: number): Date => new Date(Date.now() - days * DAY);
 
 /**

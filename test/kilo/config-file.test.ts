@@ -204,7 +204,8 @@ describe("a checkpoint repository's core.worktree, read from its config file", (
         const reading = coreWorktreeOf(text);
         seen[reading.kind] += 1;
         if (reading.kind === 'unsure') return;
-        const answer = gitAnswer(configWith(dir, `case-${(index += 1)}`, text));
+        index += 1;
+        const answer = gitAnswer(configWith(dir, `case-${index}`, text));
         expect(
           reading.kind === 'value' ? { state: 'recorded', value: reading.value } : { state: 'unrecorded' },
         ).toEqual(answer);

@@ -9,8 +9,8 @@ import { collect } from '../helpers/cli.js';
  * executable), installed at test time into a cache folder outside the repository and never into
  * package.json.
  */
-export const KILO_PACKAGE = '@kilocode/cli-linux-x64';
-export const KILO_VERSION = '7.7.9';
+const KILO_PACKAGE = '@kilocode/cli-linux-x64';
+const KILO_VERSION = '7.7.9';
 
 export interface KiloInstall {
   bin: string | null;
@@ -18,7 +18,7 @@ export interface KiloInstall {
   why?: string;
 }
 
-export function kiloCacheDir(): string {
+function kiloCacheDir(): string {
   return process.env.AGENT_JANITOR_KILO_CLI_CACHE ?? path.join(os.tmpdir(), `agent-janitor-kilo-cli-${KILO_VERSION}`);
 }
 

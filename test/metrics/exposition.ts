@@ -24,8 +24,7 @@ export function parseExposition(text: string): Sample[] {
 function parseLabels(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
   const pair = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?/gy;
-  let match: RegExpExecArray | null;
-  while ((match = pair.exec(text)) !== null) {
+  for (let match = pair.exec(text); match !== null; match = pair.exec(text)) {
     labels[match[1] as string] = (match[2] as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     if (pair.lastIndex >= text.length) break;
   }
@@ -48,7 +47,7 @@ export function series(samples: Sample[], name: string, keep: string[]): Map<str
   return out;
 }
 
-export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   return samples.find(
     (sample) => sample.name === name && Object.entries(labels).every(([k, v]) => sample.labels[k] === v),
   )?.value;

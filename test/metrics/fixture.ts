@@ -19,22 +19,22 @@ export interface FixtureItem {
   fresh?: boolean;
 }
 
-export const dead = (reason: Reason = 'project-deleted'): OwnerJudgement => ({
+const dead = (reason: Reason = 'project-deleted'): OwnerJudgement => ({
   decision: 'delete',
   reason,
   detail: 'dead by the test record',
 });
-export const kept = (reason: Reason = 'session-running'): OwnerJudgement => ({
+const kept = (reason: Reason = 'session-running'): OwnerJudgement => ({
   decision: 'kept',
   reason,
   detail: 'alive by the test record',
 });
-export const unfinished = (reason: Reason): OwnerJudgement => ({
+const unfinished = (reason: Reason): OwnerJudgement => ({
   decision: 'unfinished',
   reason,
   detail: 'work left by the test record',
 });
-export const refused = (reason: Reason): OwnerJudgement => ({
+const refused = (reason: Reason): OwnerJudgement => ({
   decision: 'refused',
   reason,
   detail: 'refused by the test record',

@@ -6,7 +6,7 @@ import { pushUrl } from '../../src/outputs/metrics/pushgateway.js';
 import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { tempDir } from '../helpers/temp.js';
-import { type Sample, parseExposition, scrape, series, valueOf } from './exposition.js';
+import { type Sample, parseExposition, scrape, series, sampleValue } from './exposition.js';
 import {
   KILO_ITEMS,
   WATCHFIRE_ITEMS,
@@ -48,27 +48,29 @@ describe('run --pushgateway, received by a real Pushgateway', () => {
 
     const samples = group(await scrape(`${gateway.url}/metrics`), 'agent-janitor');
     const dead = bytesOf(WATCHFIRE_ITEMS[0] as (typeof WATCHFIRE_ITEMS)[number]);
-    expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire', kind: 'session-home' })).toBe(
+    expect(sampleValue(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire', kind: 'session-home' })).toBe(
       dead,
     );
     expect(
-      valueOf(samples, 'agent_janitor_items', { provider: 'kilo', kind: 'checkpoint-repo', verdict: 'unfinished' }),
+      sampleValue(samples, 'agent_janitor_items', { provider: 'kilo', kind: 'checkpoint-repo', verdict: 'unfinished' }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'agent_janitor_refused_items', {
+      sampleValue(samples, 'agent_janitor_refused_items', {
         provider: 'watchfire',
         kind: 'session-home',
         reason: 'too-recent',
       }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'agent_janitor_unfinished_items', {
+      sampleValue(samples, 'agent_janitor_unfinished_items', {
         provider: 'kilo',
         kind: 'checkpoint-repo',
         reason: 'uncommitted-changes',
       }),
     ).toBe(1);
-    expect(valueOf(samples, 'agent_janitor_scratch_bytes', { provider: 'kilo', kind: 'checkpoint-repo' })).toBe(1200);
+    expect(sampleValue(samples, 'agent_janitor_scratch_bytes', { provider: 'kilo', kind: 'checkpoint-repo' })).toBe(
+      1200,
+    );
     expect(series(samples, 'agent_janitor_provider_up', ['provider'])).toEqual(
       new Map([
         ['provider=watchfire', 1],
@@ -76,9 +78,9 @@ describe('run --pushgateway, received by a real Pushgateway', () => {
       ]),
     );
     const finished = Date.parse(pass.result.report.finishedAt) / 1000;
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(finished, 3);
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(finished, 3);
-    expect(valueOf(samples, 'agent_janitor_run_duration_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(finished, 3);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(finished, 3);
+    expect(sampleValue(samples, 'agent_janitor_run_duration_seconds')).toBeGreaterThanOrEqual(0);
     expect(existsSync(path.join(s.watchfireRoot, 'dead'))).toBe(false);
   });
 
@@ -102,8 +104,8 @@ describe('run --pushgateway, received by a real Pushgateway', () => {
     if (!second.finished) return;
 
     const samples = group(await scrape(`${gateway.url}/metrics`), 'nightly');
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
+    expect(sampleValue(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(
       Date.parse(second.result.report.finishedAt) / 1000,
       3,
     );
@@ -135,8 +137,8 @@ describe('run --pushgateway, received by a real Pushgateway', () => {
     expect(report.totals.deleted).toBe(1);
     // The run exits 1, so its textfile records no success.
     const samples = parseExposition(readFileSync(textfile, 'utf8'));
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
-    expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(1234);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
+    expect(sampleValue(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(1234);
   });
 
   it('through the CLI: a push that works exits 0, a Pushgateway that is down exits 1 with the report still written', async () => {
@@ -156,7 +158,7 @@ describe('run --pushgateway, received by a real Pushgateway', () => {
     expect(ok.code).toBe(0);
     const report = JSON.parse(ok.stdout) as { host: string; finishedAt: string };
     const pushed = (await scrape(`${gateway.url}/metrics`)).filter((sample) => sample.labels.instance === report.host);
-    expect(valueOf(pushed, 'agent_janitor_last_success_timestamp_seconds', { job: 'agent-janitor' })).toBeCloseTo(
+    expect(sampleValue(pushed, 'agent_janitor_last_success_timestamp_seconds', { job: 'agent-janitor' })).toBeCloseTo(
       Date.parse(report.finishedAt) / 1000,
       3,
     );

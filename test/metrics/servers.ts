@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 
 /** The binaries of Debian's prometheus, prometheus-node-exporter and prometheus-pushgateway packages. */
-export const BIN = {
+const BIN = {
   prometheus: '/usr/bin/prometheus',
   promtool: '/usr/bin/promtool',
   nodeExporter: '/usr/bin/prometheus-node-exporter',

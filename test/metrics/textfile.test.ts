@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { tempDir } from '../helpers/temp.js';
-import { type Sample, parseExposition, scrape, series, valueOf } from './exposition.js';
+import { type Sample, parseExposition, scrape, series, sampleValue } from './exposition.js';
 import {
   KILO_ITEMS,
   WATCHFIRE_ITEMS,
@@ -72,7 +72,7 @@ describe('run --metrics-file, read by a real node_exporter', () => {
 
     const exporter = await startNodeExporter(s.textDir);
     const all = await scrape(`${exporter.url}/metrics`);
-    expect(valueOf(all, 'node_textfile_scrape_error')).toBe(0);
+    expect(sampleValue(all, 'node_textfile_scrape_error')).toBe(0);
     const samples = ours(all);
 
     expect(series(samples, 'agent_janitor_reclaimed_bytes', ['provider', 'kind'])).toEqual(
@@ -115,9 +115,9 @@ describe('run --metrics-file, read by a real node_exporter', () => {
 
     const finished = Date.parse(pass.result.report.finishedAt) / 1000;
     const started = Date.parse(pass.result.report.startedAt) / 1000;
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(finished, 3);
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(finished, 3);
-    expect(valueOf(samples, 'agent_janitor_run_duration_seconds')).toBeCloseTo(finished - started, 3);
+    expect(sampleValue(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(finished, 3);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(finished, 3);
+    expect(sampleValue(samples, 'agent_janitor_run_duration_seconds')).toBeCloseTo(finished - started, 3);
     expect(Math.abs(finished - Date.now() / 1000)).toBeLessThan(60);
   });
 
@@ -149,8 +149,8 @@ describe('run --metrics-file, read by a real node_exporter', () => {
         ['provider=kilo', 0],
       ]),
     );
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
+    expect(sampleValue(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeCloseTo(
       Date.parse(second.result.report.finishedAt) / 1000,
       3,
     );
@@ -202,9 +202,9 @@ describe('run --metrics-file, read by a real node_exporter', () => {
         ['provider=kilo', 0],
       ]),
     );
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeGreaterThan(firstSuccess);
-    expect(valueOf(samples, 'agent_janitor_scratch_bytes')).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeCloseTo(firstSuccess, 3);
+    expect(sampleValue(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeGreaterThan(firstSuccess);
+    expect(sampleValue(samples, 'agent_janitor_scratch_bytes')).toBe(0);
   });
 
   it('before any success the last success time is absent', async () => {
@@ -215,9 +215,9 @@ describe('run --metrics-file, read by a real node_exporter', () => {
     ]);
     expect(pass.finished && pass.exitCode).toBe(1);
     const samples = parseExposition(readFileSync(s.textfile, 'utf8'));
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
-    expect(valueOf(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeGreaterThan(0);
-    expect(valueOf(samples, 'agent_janitor_provider_up', { provider: 'kilo' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
+    expect(sampleValue(samples, 'agent_janitor_last_run_timestamp_seconds')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'agent_janitor_provider_up', { provider: 'kilo' })).toBe(0);
   });
 
   it('a report-only pass counts what it would delete as scratch still on disk and reclaims nothing', async () => {
@@ -239,9 +239,9 @@ describe('run --metrics-file, read by a real node_exporter', () => {
         ['provider=kilo,kind=checkpoint-repo', KILO_ITEMS.reduce((sum, item) => sum + bytesOf(item), 0)],
       ]),
     );
-    expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
-    expect(valueOf(samples, 'agent_janitor_items', { provider: 'kilo', verdict: 'would-delete' })).toBe(1);
-    expect(valueOf(samples, 'agent_janitor_items', { provider: 'kilo', verdict: 'deleted' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_items', { provider: 'kilo', verdict: 'would-delete' })).toBe(1);
+    expect(sampleValue(samples, 'agent_janitor_items', { provider: 'kilo', verdict: 'deleted' })).toBe(0);
   });
 
   it('a metrics file that cannot be written makes the exit 1 and loses neither the pass nor the report', async () => {

@@ -1,5 +1,3 @@
-import path from 'node:path';
-
 /** The environment of a pass over `home` as its own user: no XDG overrides, no runtime dir. */
 export function ownHomeEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
@@ -13,5 +11,3 @@ export function ownHomeEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.
     ...extra,
   };
 }
-
-export const reportDirOf = (dir: string): string => path.join(dir, 'report');

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
  * `PRAGMA user_version` step, 16 at the newest release read. Written from the published schema
  * (projects, jobs, runs and what later migrations added to them).
  */
-export const OWL_MIGRATIONS: readonly string[] = [
+const OWL_MIGRATIONS: readonly string[] = [
   `CREATE TABLE projects (name TEXT PRIMARY KEY, path TEXT NOT NULL, base_branch TEXT NOT NULL, registered TEXT NOT NULL) STRICT;`,
   `CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, source TEXT NOT NULL, source_ref TEXT NOT NULL,
      project TEXT NOT NULL REFERENCES projects(name) ON UPDATE CASCADE ON DELETE CASCADE, prompt TEXT NOT NULL,
@@ -47,8 +47,8 @@ export const OWL_MIGRATIONS: readonly string[] = [
   `ALTER TABLE runs ADD COLUMN exit_code INTEGER NOT NULL DEFAULT -1;`,
 ];
 
-export const OWL_STATES = ['pending', 'active', 'blocked', 'review', 'done', 'cancelled', 'exhausted'] as const;
-export type OwlJobState = (typeof OWL_STATES)[number];
+const OWL_STATES = ['pending', 'active', 'blocked', 'review', 'done', 'cancelled', 'exhausted'] as const;
+type OwlJobState = (typeof OWL_STATES)[number];
 
 export interface JobRow {
   id: number;
@@ -68,7 +68,7 @@ export interface RunRow {
 }
 
 /** Owl's RFC 3339 text with nanoseconds, in UTC. */
-export const owlTime = (when: Date): string => when.toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
+const owlTime = (when: Date): string => when.toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
 
 /** Makes owl.db at `file` by running the first `version` migrations, the way Owl's store does. */
 export function createOwlDb(file: string, version = OWL_MIGRATIONS.length): Database.Database {

@@ -132,7 +132,7 @@ export function settle(s: RooScene): void {
   backdate(s.root, daysAgo(2));
 }
 
-export const FOREIGN_ENV: NodeJS.ProcessEnv = { HOME: '/nonexistent-home', XDG_CONFIG_HOME: '' };
+const FOREIGN_ENV: NodeJS.ProcessEnv = { HOME: '/nonexistent-home', XDG_CONFIG_HOME: '' };
 
 export function runRoo(
   s: { home: string; work: string },

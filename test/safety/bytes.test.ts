@@ -1,6 +1,6 @@
 import {
   existsSync,
-  lstatSync,
+  type lstatSync,
   lutimesSync,
   readdirSync,
   renameSync,

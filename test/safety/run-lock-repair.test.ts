@@ -44,8 +44,10 @@ function attempt(reportDir: string, holdMs: number, prefix: string[] = []): Prom
     `  const lock = await acquireRunLock(${JSON.stringify(reportDir)});`,
     '  const from = Date.now();',
     `  await new Promise((resolve) => setTimeout(resolve, ${holdMs}));`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the child's own template literal, written as source text
     '  console.log(`held ${from} ${Date.now()}`);',
     '  lock.release();',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the child's own template literal, written as source text
     "} catch (err) { console.log(err.name === 'LockHeldError' ? 'busy' : `error ${err.message}`); }",
   ].join('\n');
   const command = [...prefix, process.execPath, '--input-type=module', '-e', script];

@@ -10,7 +10,7 @@ import { put, backdate, daysAgo } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
-import { parseExposition, valueOf } from '../metrics/exposition.js';
+import { parseExposition, sampleValue } from '../metrics/exposition.js';
 import { getJson, get, metricsOf } from './harness.js';
 
 const SLOW_SERVE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'slow-serve.mjs');
@@ -69,7 +69,8 @@ describe('agent-janitor serve (the CLI)', () => {
     const served = await startServeProcess([CLI, 'serve', '--config', config, '--listen', '127.0.0.1:0']);
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await waitFor(
-      async () => (valueOf(await metricsOf(served.url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2,
+      async () =>
+        (sampleValue(await metricsOf(served.url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2,
       15_000,
     );
 
@@ -79,10 +80,12 @@ describe('agent-janitor serve (the CLI)', () => {
     expect(report.status).toBe(200);
     expect(JSON.parse(report.text)).toMatchObject({ schemaVersion: 1, tool: { name: 'agent-janitor' } });
     const samples = await metricsOf(served.url);
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 30);
-    expect(valueOf(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeGreaterThan(
+      Date.now() / 1000 - 30,
+    );
+    expect(sampleValue(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(
-      valueOf(parseExposition(readFileSync(textfile, 'utf8')), 'agent_janitor_last_run_timestamp_seconds'),
+      sampleValue(parseExposition(readFileSync(textfile, 'utf8')), 'agent_janitor_last_run_timestamp_seconds'),
     ).toBeGreaterThan(0);
 
     served.child.kill('SIGTERM');

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { waitFor } from '../helpers/processes.js';
 import { holdRunLock } from '../helpers/lock-holder.js';
-import { parseExposition, valueOf } from '../metrics/exposition.js';
+import { parseExposition, sampleValue } from '../metrics/exposition.js';
 import { bytesOf, KILO_ITEMS, WATCHFIRE_ITEMS } from '../metrics/fixture.js';
 import {
   EVERY_SECOND,
@@ -36,8 +36,8 @@ describe('serve: HTTP', () => {
     const starting = await getJson(`${url}/healthz`);
     expect(starting).toMatchObject({ status: 200, body: { status: 'starting', passRunning: true, lastPassAt: null } });
     const quiet = await metricsOf(url);
-    expect(valueOf(quiet, 'agent_janitor_runs_total', { result: 'success' })).toBe(0);
-    expect(valueOf(quiet, 'agent_janitor_items')).toBeUndefined();
+    expect(sampleValue(quiet, 'agent_janitor_runs_total', { result: 'success' })).toBe(0);
+    expect(sampleValue(quiet, 'agent_janitor_items')).toBeUndefined();
 
     held.open();
     await waitFor(() => serve.runner.lastPass !== null);
@@ -55,17 +55,19 @@ describe('serve: HTTP', () => {
     const metrics = await get(`${url}/metrics`);
     expect(metrics.type).toMatch(/^text\/plain; version=0\.0\.4/);
     const samples = parseExposition(metrics.text);
-    expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'success' })).toBe(1);
-    expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(0);
-    expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'skipped' })).toBe(0);
-    expect(valueOf(samples, 'agent_janitor_reclaimed_bytes_total')).toBe(DEAD_BYTES);
-    expect(valueOf(samples, 'agent_janitor_refused_items_total')).toBe(2);
-    expect(valueOf(samples, 'agent_janitor_scratch_bytes', { provider: 'kilo', kind: 'checkpoint-repo' })).toBe(1200);
-    expect(valueOf(samples, 'agent_janitor_provider_up', { provider: 'watchfire' })).toBe(1);
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'success' })).toBe(1);
+    expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'skipped' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_reclaimed_bytes_total')).toBe(DEAD_BYTES);
+    expect(sampleValue(samples, 'agent_janitor_refused_items_total')).toBe(2);
+    expect(sampleValue(samples, 'agent_janitor_scratch_bytes', { provider: 'kilo', kind: 'checkpoint-repo' })).toBe(
+      1200,
+    );
+    expect(sampleValue(samples, 'agent_janitor_provider_up', { provider: 'watchfire' })).toBe(1);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeGreaterThan(0);
     // The default Node.js process metrics.
-    expect(valueOf(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
-    expect(valueOf(samples, 'nodejs_heap_size_total_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'nodejs_heap_size_total_bytes')).toBeGreaterThan(0);
 
     const removed = diffInventories(before, inventory(scene.home)).removed;
     expect(removed.filter((entry) => entry.split(path.sep).length <= 4 && /(dead|gone)$/.test(entry)).sort()).toEqual([
@@ -74,7 +76,7 @@ describe('serve: HTTP', () => {
     ]);
     // The pass also wrote the textfile.
     expect(
-      valueOf(parseExposition(readFileSync(scene.textfile, 'utf8')), 'agent_janitor_reclaimed_bytes', {
+      sampleValue(parseExposition(readFileSync(scene.textfile, 'utf8')), 'agent_janitor_reclaimed_bytes', {
         provider: 'kilo',
       }),
     ).toBe(2048);
@@ -98,9 +100,9 @@ describe('serve: HTTP', () => {
     expect(health.body.reason).toContain('provider kilo');
     expect(health.body.reason).toContain('kilo.db: file is not a database');
     const samples = await metricsOf(url);
-    expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(1);
-    expect(valueOf(samples, 'agent_janitor_provider_up', { provider: 'kilo' })).toBe(0);
-    expect(valueOf(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
+    expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(1);
+    expect(sampleValue(samples, 'agent_janitor_provider_up', { provider: 'kilo' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
   });
 });
 
@@ -109,19 +111,19 @@ describe('serve: schedule', () => {
     const scene = serveScene();
     const { url } = await serveInProcess(scene, EVERY_SECOND, sceneProviders(scene));
     await waitFor(
-      async () => (valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 3,
+      async () => (sampleValue(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 3,
       15_000,
     );
     const samples = await metricsOf(url);
-    const successes = valueOf(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
+    const successes = sampleValue(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
     // The dead items went in the first pass; later passes find nothing more to reclaim.
-    expect(valueOf(samples, 'agent_janitor_reclaimed_bytes_total')).toBe(DEAD_BYTES);
+    expect(sampleValue(samples, 'agent_janitor_reclaimed_bytes_total')).toBe(DEAD_BYTES);
     // Both refusals (too-recent, kilo-lock-held) are found again by every pass.
-    expect(valueOf(samples, 'agent_janitor_refused_items_total')).toBe(2 * successes);
-    expect(valueOf(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
+    expect(sampleValue(samples, 'agent_janitor_refused_items_total')).toBe(2 * successes);
+    expect(sampleValue(samples, 'agent_janitor_reclaimed_bytes', { provider: 'watchfire' })).toBe(0);
 
     const lastRun = () =>
-      valueOf(
+      sampleValue(
         parseExposition(readFileSync(scene.textfile, 'utf8')),
         'agent_janitor_last_run_timestamp_seconds',
       ) as number;
@@ -147,14 +149,14 @@ describe('serve: schedule', () => {
       sceneProviders(scene, { beforeGather: slowFirst }),
     );
     await waitFor(
-      async () => (valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2,
+      async () => (sampleValue(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' }) ?? 0) >= 2,
       15_000,
     );
     await serve.stop();
     const samples = await serve.counters.registry.metrics().then(parseExposition);
-    const successes = valueOf(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
-    expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'skipped' })).toBeGreaterThanOrEqual(1);
-    expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(0);
+    const successes = sampleValue(samples, 'agent_janitor_runs_total', { result: 'success' }) as number;
+    expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'skipped' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(0);
     expect(most).toBe(1);
     // Skipped ticks are dropped, not queued: one gather per pass.
     expect(gathers).toBe(successes);
@@ -166,11 +168,13 @@ describe('serve: schedule', () => {
     try {
       const before = inventory(scene.home);
       const { serve, url } = await serveInProcess(scene, YEARLY, sceneProviders(scene));
-      await waitFor(async () => valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'skipped' }) === 1);
+      await waitFor(
+        async () => sampleValue(await metricsOf(url), 'agent_janitor_runs_total', { result: 'skipped' }) === 1,
+      );
       await serve.runner.idle();
       const samples = await metricsOf(url);
-      expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(0);
-      expect(valueOf(samples, 'agent_janitor_runs_total', { result: 'success' })).toBe(0);
+      expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'failure' })).toBe(0);
+      expect(sampleValue(samples, 'agent_janitor_runs_total', { result: 'success' })).toBe(0);
       expect(serve.runner.lastPass).toBeNull();
       expect((await getJson(`${url}/healthz`)).body).toMatchObject({ status: 'starting' });
       expect((await getJson(`${url}/report`)).status).toBe(404);
@@ -181,7 +185,7 @@ describe('serve: schedule', () => {
       await new Promise((resolve) => holder.once('exit', resolve));
       expect(serve.runner.trigger('schedule')).toBe(true);
       await serve.runner.idle();
-      expect(valueOf(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' })).toBe(1);
+      expect(sampleValue(await metricsOf(url), 'agent_janitor_runs_total', { result: 'success' })).toBe(1);
     } finally {
       holder.kill('SIGKILL');
     }

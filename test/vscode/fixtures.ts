@@ -35,7 +35,7 @@ export function userDataOf(home: string, product = 'Code'): string {
   return path.join(home, '.config', product);
 }
 
-export function globalStorage(userData: string): string {
+function globalStorage(userData: string): string {
   return path.join(userData, 'User', 'globalStorage');
 }
 

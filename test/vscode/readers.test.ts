@@ -261,7 +261,13 @@ describe('a history read twice', () => {
     expect(slept).toEqual([]);
 
     let reads = 0;
-    const same = await settleHistory(async () => (reads++, read('a', now - 1000)), { now: () => now, sleep });
+    const same = await settleHistory(
+      async () => {
+        reads++;
+        return read('a', now - 1000);
+      },
+      { now: () => now, sleep },
+    );
     expect(same.settlement).toEqual({ state: 'settled' });
     expect(slept).toEqual([HISTORY_SETTLE_MS - 1000]);
     expect(reads).toBe(2);

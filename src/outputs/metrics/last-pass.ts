@@ -113,14 +113,14 @@ function fill(gauge: Gauge, values: Map<string, { labels: Labels; value: number 
 function sumBy(
   items: readonly ReportItem[],
   keys: readonly ('provider' | 'kind' | 'reason')[],
-  valueOf: (item: ReportItem) => number,
+  amountOf: (item: ReportItem) => number,
 ): Map<string, { labels: Labels; value: number }> {
   const out = new Map<string, { labels: Labels; value: number }>();
   for (const item of items) {
     const labels: Labels = Object.fromEntries(keys.map((key) => [key, item[key]]));
     const id = JSON.stringify(labels);
     const entry = out.get(id) ?? { labels, value: 0 };
-    entry.value += valueOf(item);
+    entry.value += amountOf(item);
     out.set(id, entry);
   }
   return out;

@@ -28,13 +28,13 @@ export interface ClinePlace {
 }
 
 /** The tasks a repository belongs to, read from its commits, branches and folder. */
-export interface RepoTasks {
+interface RepoTasks {
   tasks: string[];
   /** Subjects no Cline writes: someone else committed here. */
   unknown: string[];
 }
 
-export function repoTasks(entry: ClineRepoEntry, facts: ShadowRepoFacts): RepoTasks {
+function repoTasks(entry: ClineRepoEntry, facts: ShadowRepoFacts): RepoTasks {
   const tasks = new Set<string>();
   const unknown: string[] = [];
   if (entry.layout === 'task') tasks.add(entry.name);

@@ -9,14 +9,7 @@ import {
   type EditorDir,
 } from '../vscode/editors.js';
 
-export {
-  CHECKPOINT_SUBJECT,
-  CLINE_USER_EMAILS,
-  CLINE_USER_NAME,
-  PLAIN_SUBJECTS,
-  TASK_BRANCH,
-  hashWorkingDir,
-} from './checkpoints.js';
+export { CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './checkpoints.js';
 
 /** Cline's extension id; its storage folder is the id lowercased, its state row keyed by it. */
 export const CLINE_EXTENSION = 'saoudrizwan.claude-dev';
@@ -41,7 +34,7 @@ export interface ClineLocation {
 }
 
 /** `~/.cline/data`, or `$CLINE_DIR/data` for the current user's own home. */
-export function clineDataDir(home: string, env: NodeJS.ProcessEnv): string {
+function clineDataDir(home: string, env: NodeJS.ProcessEnv): string {
   const own = env.HOME !== undefined && env.HOME !== '' && path.resolve(env.HOME) === path.resolve(home);
   if (own && env.CLINE_DIR && path.isAbsolute(env.CLINE_DIR)) return path.join(env.CLINE_DIR, 'data');
   return path.join(home, '.cline', 'data');

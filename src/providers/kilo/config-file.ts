@@ -14,7 +14,7 @@ export type RecordedWorktree =
   | { state: 'unreadable'; problem: string; via: 'git' };
 
 /** Who answered: this process from the file's text, or a `git config` process. */
-export type ReadVia = 'file' | 'git';
+type ReadVia = 'file' | 'git';
 
 /** What the text alone says; `unsure` sends the question to git. */
 export type ConfigReading = { kind: 'value'; value: string } | { kind: 'absent' } | { kind: 'unsure'; why: string };
@@ -56,6 +56,7 @@ function readPlainFile(file: string): Promise<string | null> {
 
 // Control characters other than tab and newline: a carriage return (git reads CRLF files its own
 // way), NUL, form feed and the like.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const ODD_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f\ufeff]/;
 const BLANK_OR_COMMENT = /^[ \t]*(?:[#;].*)?$/;
 const SECTION = /^[ \t]*\[([A-Za-z0-9-]+)\][ \t]*$/;

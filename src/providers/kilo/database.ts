@@ -58,7 +58,7 @@ function readOne(file: string, records: KiloRecords): void {
         ),
       );
       const project = columns(db, tables, 'project');
-      if (!project || !project.has('id') || !project.has('worktree')) {
+      if (!project?.has('id') || !project.has('worktree')) {
         throw new Error('unknown schema: no table project with the columns id and worktree');
       }
       const sandboxes = project.has('sandboxes') ? ', sandboxes' : '';

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import type { Candidate } from '../../core/types.js';
 import { readdirOrEmpty } from '../../safety/fs.js';
@@ -26,7 +27,7 @@ export async function kiloDeleteLeftovers(owners: Iterable<string>, seen: Set<st
   const found: Candidate[] = [];
   for (const owner of owners) {
     const folder = path.join(owner, '.kilo', 'worktrees');
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdirOrEmpty(folder);
     } catch {

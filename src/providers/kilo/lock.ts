@@ -25,8 +25,8 @@ import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
  * else the folder) is older than 60 s is stale and is broken through a sibling `.breaker` folder;
  * release removes the folder only while meta.json still carries the holder's token.
  */
-export const STALE_MS = 60_000;
-export const HEARTBEAT_MS = 20_000;
+const STALE_MS = 60_000;
+const HEARTBEAT_MS = 20_000;
 
 export type LockState =
   | { state: 'free' }
@@ -45,7 +45,7 @@ export async function inspectLock(lockDir: string, nowMs: number): Promise<LockS
   return { state: 'fresh', ageMs, ...(holder ? { pid: holder.pid, hostname: holder.hostname } : {}) };
 }
 
-export interface LockMeta {
+interface LockMeta {
   token: string;
   pid: number;
   hostname: string;
@@ -247,7 +247,8 @@ function heartbeatThread(): HeartbeatThread {
 
 function startHeartbeat(file: string, everyMs: number): { stop(): Promise<void> } {
   const beating = heartbeatThread();
-  const id = (nextBeat += 1);
+  nextBeat += 1;
+  const id = nextBeat;
   beating.worker.postMessage({ start: true, id, file, everyMs } satisfies HeartbeatMessage);
   return {
     stop() {

@@ -25,7 +25,7 @@ export interface OwnerRepoFacts {
 }
 
 /** An entry's device and inode, and its kind of file. */
-export interface EntryId {
+interface EntryId {
   dev: number;
   ino: number;
   kind: number;
@@ -176,7 +176,7 @@ async function readAgentManager(repo: string, facts: OwnerRepoFacts): Promise<vo
 }
 
 /** The `path` of every entry of `worktrees: {<id>: {branch, path, parentBranch, createdAt}}`. */
-export function agentManagerWorktrees(text: string): string[] {
+function agentManagerWorktrees(text: string): string[] {
   const data: unknown = JSON.parse(text);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not a JSON object');
   const worktrees = (data as { worktrees?: unknown }).worktrees;

@@ -11,7 +11,7 @@ export interface SnapshotRepo {
   name: string;
 }
 
-export interface SnapshotQuarantine {
+interface SnapshotQuarantine {
   path: string;
   /** The repository folder name it was renamed from. */
   original: string;

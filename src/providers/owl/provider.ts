@@ -123,7 +123,7 @@ async function listFolders(dir: string): Promise<string[]> {
 }
 
 /** A folder belongs to the job that recorded its path, else to the job its name is the id of. */
-export function matchFolders(folders: readonly string[], state: OwlState): OwlFolder[] {
+function matchFolders(folders: readonly string[], state: OwlState): OwlFolder[] {
   const byPath = new Map<string, OwlJob>();
   for (const job of state.jobs.values()) if (job.worktree) byPath.set(path.resolve(job.worktree), job);
   return folders.map((folder) => {

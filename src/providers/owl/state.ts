@@ -17,7 +17,7 @@ export interface OwlJob {
   createdMs: number | null;
 }
 
-export interface OwlProject {
+interface OwlProject {
   name: string;
   path: string;
 }

@@ -90,7 +90,7 @@ export async function unusableBase(value: unknown): Promise<string | null> {
 }
 
 /** Reads one base's `tasks/_index.json` and every `tasks/<id>/history_item.json` into the history. */
-export async function readBase(history: RooHistory, base: string, written: WriteClock): Promise<void> {
+async function readBase(history: RooHistory, base: string, written: WriteClock): Promise<void> {
   history.bases.push(base);
   const tasks = path.join(base, 'tasks');
   const index = path.join(tasks, '_index.json');

@@ -51,7 +51,7 @@ export const KILO_LEGACY: RooExtension = {
     "Kilo Code 7 offers no way to delete the old extension's tasks: import what you need (Kilo 7 offers to migrate legacy sessions), then remove the task folder by hand",
 };
 
-export const ROO_EXTENSIONS: Record<RooExtension['key'], RooExtension> = { roo: ROO, kilo: KILO_LEGACY };
+const ROO_EXTENSIONS: Record<RooExtension['key'], RooExtension> = { roo: ROO, kilo: KILO_LEGACY };
 
 /** One product's storage of one extension, with every history source and setting of that product. */
 export interface RooLocation {

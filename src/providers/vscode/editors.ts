@@ -84,7 +84,7 @@ export function namedEditorDir(userData: string): EditorDir {
 }
 
 /** `<userData>/User/globalStorage` and each profile's `<userData>/User/profiles/<id>/globalStorage`. */
-export async function globalStorageHomes(editor: EditorDir): Promise<string[]> {
+async function globalStorageHomes(editor: EditorDir): Promise<string[]> {
   const user = path.join(editor.userData, 'User');
   const homes = [path.join(user, 'globalStorage')];
   for (const profile of await readdirOrEmpty(path.join(user, 'profiles')).catch(() => [])) {

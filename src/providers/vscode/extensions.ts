@@ -37,7 +37,7 @@ export async function installedVersions(editor: EditorDir, extensionId: string):
 }
 
 /** The major version of a semver string, or null when it has none. */
-export function majorOf(version: string): number | null {
+function majorOf(version: string): number | null {
   const match = /^v?(\d+)\./.exec(version.trim());
   return match ? Number(match[1]) : null;
 }

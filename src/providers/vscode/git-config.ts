@@ -65,6 +65,7 @@ const BLANK_OR_COMMENT = /^[ \t]*(?:[#;].*)?$/;
 const SECTION = /^[ \t]*\[([A-Za-z0-9-]+)\][ \t]*$/;
 const SUBSECTION = /^[ \t]*\[([A-Za-z0-9-]+)[ \t]+"[^"\\]*"\][ \t]*$/;
 const ENTRY = /^[ \t]*([A-Za-z][A-Za-z0-9-]*)[ \t]*(=.*)?$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const ODD_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f\ufeff]/;
 
 /**

@@ -8,7 +8,7 @@ export function parseJsonc(text: string): unknown {
   return JSON.parse(stripJsonc(text));
 }
 
-export function stripJsonc(text: string): string {
+function stripJsonc(text: string): string {
   let out = '';
   let i = 0;
   // A comma is held back until the next meaningful character shows it is not a trailing one.

@@ -7,7 +7,7 @@
 export const HISTORY_SETTLE_MS = 6_000;
 
 /** A source-of-truth timestamp further in the future than this proves nothing (rule 17). */
-export const CLOCK_SKEW_MS = 5 * 60_000;
+const CLOCK_SKEW_MS = 5 * 60_000;
 
 export type Settlement =
   | { state: 'settled' }

@@ -65,7 +65,7 @@ export async function readShadowRepo(folder: string): Promise<ShadowRepoFacts> {
 }
 
 /** git's lock files in a git dir: the ones beside HEAD, and any `*.lock` under `refs/`. */
-export async function gitLockFiles(gitdir: string): Promise<string[]> {
+async function gitLockFiles(gitdir: string): Promise<string[]> {
   const found: string[] = [];
   for (const name of TOP_LOCKS) {
     const file = path.join(gitdir, name);

@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { errorMessage } from '../../core/errors.js';
 import { lstatOrNull, readFile } from '../../safety/fs.js';
 import { isProcessAlive } from '../../safety/processes.js';
@@ -53,7 +54,7 @@ export function devMinor(dev: number): number {
 type LockState = { state: 'held'; by: string } | { state: 'free' } | { state: 'unknown'; why: string };
 
 async function daemonLockState(lockFile: string, procLocks: string): Promise<LockState> {
-  let stats;
+  let stats: Stats | null;
   try {
     stats = await lstatOrNull(lockFile);
   } catch (err) {

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { readdirOrEmpty, readRegularFile } from '../../safety/fs.js';
@@ -74,7 +75,7 @@ export async function sessionLogsByProject(
   for (const projectId of new Set(projectIds)) {
     if (!SAFE_ID.test(projectId)) continue;
     const dir = path.join(logsDir, projectId);
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdirOrEmpty(dir);
     } catch {

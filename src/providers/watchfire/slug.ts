@@ -4,23 +4,8 @@
  * the cuts still count bytes, as Watchfire does.
  */
 
-export const SLUG_MAX_BYTES = 30;
-export const SESSION_NAME_MAX_BYTES = 80;
-
-/** The session modes Watchfire names homes after. */
-export const SESSION_MODES = [
-  'chat',
-  'task',
-  'start-all',
-  'wildfire-execute',
-  'wildfire-refine',
-  'wildfire-generate',
-  'gen-definition',
-  'gen-tasks',
-  'agent',
-] as const;
-
-export type SessionMode = (typeof SESSION_MODES)[number];
+const SLUG_MAX_BYTES = 30;
+const SESSION_NAME_MAX_BYTES = 80;
 
 /**
  * Lowercase; keep a-z, 0-9 and `-`; space and `_` become `-`; every other character is dropped;

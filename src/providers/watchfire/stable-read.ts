@@ -1,4 +1,5 @@
 import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { errorCode } from '../../core/errors.js';
 import { open } from '../../safety/fs.js';
 
@@ -31,7 +32,7 @@ export async function readSettled(file: string, now: () => number = Date.now): P
 }
 
 async function readOnce(file: string): Promise<{ text: string; mtimeMs: number; unchanged: boolean } | null> {
-  let handle;
+  let handle: FileHandle;
   try {
     // Non-blocking, so a FIFO planted in place of the file cannot stall the pass.
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);

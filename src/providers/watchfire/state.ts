@@ -18,7 +18,7 @@ export interface RunningAgent {
   mode: string;
 }
 
-export class WatchfireStateError extends Error {
+class WatchfireStateError extends Error {
   override name = 'WatchfireStateError';
 }
 

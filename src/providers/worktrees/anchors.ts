@@ -18,7 +18,7 @@ const isOwnHome = (home: string, env: NodeJS.ProcessEnv): boolean =>
   Boolean(env.HOME) && path.resolve(env.HOME as string) === path.resolve(home);
 
 /** `$CODEX_HOME` describes the current user's own home; every other home has Codex's default. */
-export function codexHome(home: string, env: NodeJS.ProcessEnv): string {
+function codexHome(home: string, env: NodeJS.ProcessEnv): string {
   const named = env.CODEX_HOME;
   if (isOwnHome(home, env) && named && path.isAbsolute(named)) return path.resolve(named);
   return path.join(path.resolve(home), '.codex');

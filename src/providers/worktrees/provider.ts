@@ -47,7 +47,7 @@ export const worktreesProvider: Provider = {
   },
 };
 
-export interface SetWorktreeEvidence {
+interface SetWorktreeEvidence {
   evidence: WorktreeEvidence;
   newest: NewestWrite;
   /** The `.git` entries below the worktree's top, from the same walk as its newest write. */
@@ -61,7 +61,7 @@ export interface SetWorktreeEvidence {
  * repository). Git's answer is kept only for a tree that proved idle; the others are judged on
  * their age alone, as before.
  */
-export async function examineSetWorktrees(
+async function examineSetWorktrees(
   items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
   measure?: (root: string) => TreeFacts,
 ): Promise<SetWorktreeEvidence[]> {

@@ -8,11 +8,8 @@ import path from 'node:path';
  * - `{opencode-data}`, `{kilo-data}`: opencode's and Kilo Code's data folders (as the kilo provider finds them);
  * - `{kilo-projects}`: the repository of every project row in Kilo Code's databases.
  */
-export const ANCHORS = ['codex-home', 'claude-projects', 'opencode-data', 'kilo-data', 'kilo-projects'] as const;
-export type Anchor = (typeof ANCHORS)[number];
-
-/** Anchors whose folders are read from a tool's state while a pass gathers: no config check can see them. */
-export const STATE_ANCHORS: ReadonlySet<Anchor> = new Set<Anchor>(['claude-projects', 'kilo-projects']);
+const ANCHORS = ['codex-home', 'claude-projects', 'opencode-data', 'kilo-data', 'kilo-projects'] as const;
+type Anchor = (typeof ANCHORS)[number];
 
 export type RootStart =
   | { kind: 'home'; rest: string }

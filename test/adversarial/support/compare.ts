@@ -143,7 +143,7 @@ export function stateDifferences(
   return { missing: diff.removed, changed: diff.changed, extra: diff.added };
 }
 
-export const SQLITE_SIDECAR = /\.db-(wal|shm)$/;
+const SQLITE_SIDECAR = /\.db-(wal|shm)$/;
 
 /** Inventory keys of absolute paths under `root`. */
 export const relativeTo = (root: string) => (p: string) => path.relative(root, p);

@@ -20,7 +20,7 @@ import { addWorktree, commitFile, makeRepo, sh } from '../../worktrees/git-fixtu
 import { adminDirOf } from './compare.js';
 
 /** mulberry32: a small seeded generator, so a failing fleet is rebuilt exactly from its seed. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -31,13 +31,13 @@ export function rng(seed: number): () => number {
   };
 }
 
-export interface Dice {
+interface Dice {
   pick<T>(items: readonly T[]): T;
   chance(p: number): boolean;
   int(min: number, max: number): number;
 }
 
-export function dice(seed: number): Dice {
+function dice(seed: number): Dice {
   const next = rng(seed);
   return {
     pick: (items) => items[Math.floor(next() * items.length)] as (typeof items)[number],
@@ -164,14 +164,14 @@ async function watchfire(d: Dice, home: string, fleet: RandomFleet, next: () => 
   }
   put(path.join(home, '.codex', 'auth.json'), '{"token":"user secret"}\n');
   const lines = ['version: 1', projects.length === 0 ? 'projects: []' : 'projects:'];
-  projects.forEach((p, index) =>
+  for (const [index, p] of projects.entries()) {
     lines.push(
       `    - project_id: ${p.id}`,
       `      name: ${JSON.stringify(p.name)}`,
       `      path: /src/${index}`,
       `      position: ${index}`,
-    ),
-  );
+    );
+  }
   writeFileSync(path.join(root, 'projects.yaml'), `${lines.join('\n')}\n`);
   if (agents.length > 0) {
     const agentLines = ['version: 1', 'agents:'];

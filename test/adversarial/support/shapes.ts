@@ -85,5 +85,3 @@ export async function deadSocket(p: string): Promise<void> {
     await new Promise((resolve) => child.on('exit', resolve));
   }
 }
-
-export const depthOf = (p: string): number => p.split(path.sep).length;

@@ -215,7 +215,7 @@ const RENAME_CALL = new RegExp(String.raw`^(\d+)\s+rename\(${STRING}, ${STRING}`
 const RENAMEAT_CALL = new RegExp(String.raw`^(\d+)\s+renameat2?\(${DIRFD}, ${STRING}, ${DIRFD}, ${STRING}`);
 
 /** The pid and the two paths of a rename strace logged (whole, or held at its entry), as written. */
-export function parseRename(line: string): TracedRename | null {
+function parseRename(line: string): TracedRename | null {
   const plain = RENAME_CALL.exec(line);
   if (plain) return { pid: Number(plain[1]), from: unescapeC(plain[2] as string), to: unescapeC(plain[3] as string) };
   const at = RENAMEAT_CALL.exec(line);
@@ -242,7 +242,7 @@ export function renameDone(held: string): boolean {
   return exists(to) && !exists(from);
 }
 /** strace prints C string literals: \n, \t, \", \\, \xNN and octal escapes. */
-export function unescapeC(text: string): string {
+function unescapeC(text: string): string {
   const bytes: number[] = [];
   for (let i = 0; i < text.length; i += 1) {
     const char = text[i] as string;
@@ -277,7 +277,7 @@ function exists(p: string): boolean {
 }
 
 /** The working directory of a live process, for resolving the relative paths it used. */
-export function cwdOf(pid: number): string | null {
+function cwdOf(pid: number): string | null {
   try {
     return readlinkSync(`/proc/${pid}/cwd`);
   } catch {

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { Report, ReportItem } from '../../src/core/types.js';
+import { renderMarkdown } from '../../src/outputs/markdown.js';
+
+function item(overrides: Partial<ReportItem>): ReportItem {
+  return {
+    provider: 'watchfire',
+    kind: 'session-home',
+    path: '/home/ana/.watchfire/homes/shop-chat-1',
+    bytes: 2048,
+    verdict: 'kept',
+    reason: 'session-running',
+    detail: 'the session is running',
+    ...overrides,
+  };
+}
+
+function report(items: ReportItem[], overrides: Partial<Report> = {}): Report {
+  return {
+    schemaVersion: 1,
+    tool: { name: 'agent-janitor', version: '0.1.0' },
+    mode: 'delete',
+    host: 'build-7',
+    startedAt: '2026-11-30T06:00:00.000Z',
+    finishedAt: '2026-11-30T06:00:04.000Z',
+    processCheck: { mode: 'auto', inspected: 312, uninspectable: 2, visible: true },
+    providers: [{ provider: 'watchfire', root: '/home/ana', ok: true }],
+    items,
+    totals: {
+      reclaimedBytes: 3 * 1024 ** 3,
+      deleted: 1,
+      wouldDelete: 0,
+      kept: 1,
+      refused: 1,
+      unfinished: 1,
+      failed: 0,
+    },
+    ...overrides,
+  };
+}
+
+const ITEMS = [
+  item({ verdict: 'kept', path: '/k' }),
+  item({ verdict: 'deleted', path: '/d', bytes: 3 * 1024 ** 3, reason: 'project-deleted' }),
+  item({ verdict: 'refused', path: '/r', reason: 'in-use' }),
+  item({ verdict: 'unfinished', path: '/u', reason: 'uncommitted-changes' }),
+];
+
+describe('the Markdown report', () => {
+  it('opens with the mode, host, times and the totals row', () => {
+    const lines = renderMarkdown(report(ITEMS)).split('\n');
+    expect(lines[0]).toBe('# agent-janitor report (delete)');
+    expect(lines).toContain('Host `build-7`, 2026-11-30T06:00:00.000Z to 2026-11-30T06:00:04.000Z.');
+    expect(lines).toContain('| 3.0 GiB | 1 | 0 | 1 | 1 | 1 | 0 |');
+    expect(lines).toContain('Processes inspected: 312, uninspectable: 2.');
+  });
+
+  it('says when processes are not visible', () => {
+    const text = renderMarkdown(
+      report(ITEMS, { processCheck: { mode: 'auto', inspected: 0, uninspectable: 0, visible: false } }),
+    );
+    expect(text).toContain('Processes inspected: 0, uninspectable: 0 (processes are not visible from here).');
+  });
+
+  it('puts unfinished work first, then refusals, then deletions, then what was kept', () => {
+    const text = renderMarkdown(report(ITEMS));
+    const order = [
+      '## Unfinished work: a person must decide (1)',
+      '## Refused (1)',
+      '## Deleted (1)',
+      '## Kept (1)',
+    ].map((heading) => text.indexOf(heading));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toContain('| watchfire | session-home | /d | 3.0 GiB | project-deleted | the session is running |');
+  });
+
+  it('titles planned deletions "Would delete" in a report-only pass, and omits empty sections', () => {
+    const text = renderMarkdown(report([item({ verdict: 'would-delete', path: '/w' })], { mode: 'report-only' }));
+    expect(text).toContain('# agent-janitor report (report-only)');
+    expect(text).toContain('## Would delete (1)');
+    expect(text).not.toContain('## Deleted');
+    expect(text).not.toContain('## Kept');
+    expect(text).not.toContain('## Refused');
+  });
+
+  it('lists failed deletions and providers that could not be reconciled', () => {
+    const text = renderMarkdown(
+      report([item({ verdict: 'failed', path: '/f', detail: 'EBUSY' })], {
+        providers: [{ provider: 'kilo', root: '/home/ana', ok: false, error: 'kilo.db: database is locked' }],
+      }),
+    );
+    expect(text).toContain('## Providers that could not be reconciled');
+    expect(text).toContain('- **kilo** `/home/ana`: kilo.db: database is locked');
+    expect(text).toContain('## Failed deletions (1)');
+  });
+
+  it('keeps every row one table row: pipes, backslashes, newlines and backticks are escaped', () => {
+    const text = renderMarkdown(
+      report([item({ verdict: 'refused', path: '/a|b\\c', detail: 'line one\r\nline `two` | three' })]),
+    );
+    expect(text).toContain("| /a\\|b\\\\c | 2.0 KiB | session-running | line one line 'two' \\| three |");
+  });
+
+  it('writes a dash for an item without a path', () => {
+    expect(renderMarkdown(report([item({ path: null })]))).toContain('| watchfire | session-home | - | 2.0 KiB |');
+  });
+});
