@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
+import { beatKiloLocks } from '../helpers/kilo-heartbeats.js';
 import { tempDir } from '../helpers/temp.js';
 
 interface Report {
@@ -42,6 +43,8 @@ describe('a pass without the host PID namespace', () => {
     expect(contained.totals.deleted).toBe(0);
     expect(contained.processCheck.visible).toBe(false);
 
+    // The Kilo process the sandbox stands for still holds its lock however long the demo took.
+    expect(beatKiloLocks(sandbox)).toBeGreaterThan(0);
     const config = path.join(sandbox, 'agent-janitor.yaml');
     const before = inventory(sandbox, { exclude: [path.join(sandbox, 'report')] });
     const hidden = inOwnPidNamespace(['run', '--report-only', '--json', '--config', config]);
@@ -56,6 +59,7 @@ describe('a pass without the host PID namespace', () => {
       added: [],
     });
 
+    beatKiloLocks(sandbox);
     const seen = onHost(['run', '--report-only', '--json', '--config', config]);
     expect(seen.status, seen.stderr).toBe(0);
     const seenReport = JSON.parse(seen.stdout) as Report;

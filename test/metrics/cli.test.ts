@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Report } from '../../src/core/types.js';
 import { sandboxBuilders } from '../../src/demo/index.js';
+import { beatKiloLocks } from '../helpers/kilo-heartbeats.js';
 import { allProviders } from '../../src/providers/index.js';
 import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
@@ -124,7 +125,9 @@ describe("run --metrics-file through the CLI, over every provider's sandbox", ()
       );
     else expect(value('agent_janitor_last_success_timestamp_seconds')).toBeUndefined();
 
-    // A second pass finds nothing more to reclaim; the file now holds its figures only.
+    // A second pass finds nothing more to reclaim; the file now holds its figures only. The Kilo
+    // process the sandbox stands for still holds its lock however long the first pass took.
+    expect(beatKiloLocks(box.root)).toBeGreaterThan(0);
     const second = await runCli(['run', '--config', box.config, '--metrics-file', textfile, '--json']);
     const again = JSON.parse(second.stdout) as Report;
     expect(again.totals.deleted).toBe(0);
