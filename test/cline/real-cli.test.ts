@@ -142,7 +142,10 @@ describe(`the real Cline CLIs: ${CLINE3.spec} (Cline ${CLINE3.core}) makes check
     expect(existsSync(path.join(shop, 'hello.txt'))).toBe(true);
     // Cline's deletion left the task folder (its settings.json) and the whole repository behind.
     expect(history().map((item) => [item.id, item.cwdOnTaskInitialization])).toEqual([[liveTask, blog]]);
-    expect(readdirSync(path.join(tasksDir, deletedTask))).toEqual(['settings.json']);
+    // (A write Cline had in flight when the task went may leave its temporary file there too.)
+    const leftInTask = readdirSync(path.join(tasksDir, deletedTask));
+    expect(leftInTask).toContain('settings.json');
+    expect(leftInTask.filter((name) => name !== 'settings.json' && !/\.json\.tmp/.test(name))).toEqual([]);
     expect(existsSync(repoOf(shop))).toBe(true);
 
     const work = tempDir('aj-cline-cli-run-');
