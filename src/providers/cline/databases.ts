@@ -1,8 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
-
-/** How long a read waits for a Cline process that holds a database locked. */
-const BUSY_TIMEOUT_MS = 3_000;
+import { openReadOnly } from '../vscode/read-only-db.js';
 
 /**
  * The session ids of a Cline 4 session database (`sessions(session_id, …)`). Cline 4 reuses a
@@ -54,12 +52,7 @@ export function readFolderLocks(file: string): FolderLock[] {
 }
 
 function withDatabase<T>(file: string, read: (db: Database.Database) => T): T {
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  } catch (err) {
-    throw new SourceOfTruthError(`${file}: cannot open read-only: ${errorMessage(err)}`);
-  }
+  const db = openReadOnly(file);
   try {
     return db.transaction(() => read(db))();
   } catch (err) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readdirOrEmpty } from '../../safety/fs.js';
 import { quarantinedName } from '../../safety/quarantine.js';
+import { hasGitEntry, taskCheckpoints } from '../vscode/task-checkpoints.js';
 
 /** A checkpoint repository folder as Cline lays them out. */
 export interface ClineRepoEntry {
@@ -44,20 +45,9 @@ export async function listClineStorage(storage: string): Promise<ClineListing> {
     if (entry.name.startsWith('.') || !entry.isDirectory()) continue;
     const dir = path.join(tasks, entry.name);
     listing.taskFolders.push({ id: entry.name, path: dir });
-    for (const inner of await readdirOrEmpty(dir)) {
-      const full = path.join(dir, inner.name);
-      if (quarantinedName(inner.name) === 'checkpoints') listing.quarantines.push({ path: full, parent: dir });
-      else if (
-        inner.name === 'checkpoints' &&
-        (inner.isDirectory() || inner.isSymbolicLink()) &&
-        (await hasGitEntry(full))
-      )
-        listing.repos.push({ layout: 'task', storage, name: entry.name, folder: full });
-    }
+    const found = await taskCheckpoints(dir);
+    for (const quarantine of found.quarantines) listing.quarantines.push({ path: quarantine, parent: dir });
+    if (found.repo) listing.repos.push({ layout: 'task', storage, name: entry.name, folder: found.repo });
   }
   return listing;
-}
-
-async function hasGitEntry(folder: string): Promise<boolean> {
-  return (await readdirOrEmpty(folder).catch(() => [])).some((entry) => entry.name === '.git');
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readdirOrEmpty } from '../../safety/fs.js';
-import { quarantinedName } from '../../safety/quarantine.js';
+import { hasGitEntry, taskCheckpoints } from '../vscode/task-checkpoints.js';
 import { WORKSPACE_REPO } from './checkpoints.js';
 
 /** A per-task repository `tasks/<id>/checkpoints`, or a per-workspace one `checkpoints/<8 hex>`. */
@@ -27,16 +27,9 @@ export async function listRooStorage(storage: string): Promise<RooListing> {
   for (const entry of await readdirOrEmpty(tasks)) {
     if (entry.name.startsWith('_') || entry.name.startsWith('.') || !entry.isDirectory()) continue;
     const dir = path.join(tasks, entry.name);
-    for (const inner of await readdirOrEmpty(dir)) {
-      const full = path.join(dir, inner.name);
-      if (quarantinedName(inner.name) === 'checkpoints') listing.quarantines.push({ path: full, parent: dir });
-      else if (
-        inner.name === 'checkpoints' &&
-        (inner.isDirectory() || inner.isSymbolicLink()) &&
-        (await hasGitEntry(full))
-      )
-        listing.repos.push({ layout: 'task', storage, name: entry.name, folder: full });
-    }
+    const found = await taskCheckpoints(dir);
+    for (const quarantine of found.quarantines) listing.quarantines.push({ path: quarantine, parent: dir });
+    if (found.repo) listing.repos.push({ layout: 'task', storage, name: entry.name, folder: found.repo });
   }
   const checkpoints = path.join(storage, 'checkpoints');
   for (const entry of await readdirOrEmpty(checkpoints)) {
@@ -58,8 +51,4 @@ export async function taskFolders(base: string): Promise<Array<{ id: string; pat
     if (entries.length > 0) found.push({ id: entry.name, path: dir, entries });
   }
   return found;
-}
-
-async function hasGitEntry(folder: string): Promise<boolean> {
-  return (await readdirOrEmpty(folder).catch(() => [])).some((entry) => entry.name === '.git');
 }

@@ -1,9 +1,6 @@
-import Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { openReadOnly } from './read-only-db.js';
 import { isPlainObject } from './files.js';
-
-/** How long a read waits for VS Code while it writes the database (it flushes about 100 ms after a change). */
-const BUSY_TIMEOUT_MS = 3_000;
 
 /** An extension's global state as one `state.vscdb` holds it: the JSON object of its row (none without one). */
 export interface ExtensionStateRow {
@@ -20,12 +17,7 @@ export interface ExtensionStateRow {
  * opened or read, has no `ItemTable`, or the row is not a JSON object.
  */
 export function readExtensionState(file: string, extensionId: string): ExtensionStateRow {
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  } catch (err) {
-    throw new SourceOfTruthError(`${file}: cannot open read-only: ${errorMessage(err)}`);
-  }
+  const db = openReadOnly(file);
   try {
     const columns = new Set(
       (db.prepare('SELECT name FROM pragma_table_info(?)').all('ItemTable') as Array<{ name: string }>).map((column) =>
