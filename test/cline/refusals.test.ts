@@ -128,9 +128,27 @@ describe('cline: what stops a deletion', () => {
     writeTaskHistory(s.gs, []);
     settle(s);
     const fresh = writeTaskHistory(s.gs, [historyItem('1790000000999', path.join(s.projects, 'other'))]);
+    // Cline keeps rewriting it (atomically, each time with another answer that names other tasks)
+    // for longer than the pass takes, so the two reads differ whenever the pass makes them.
+    const other = historyItem('1790000001000', path.join(s.projects, 'other'));
     const churn = spawn(
       process.execPath,
-      ['-e', `setTimeout(() => require('fs').writeFileSync(${JSON.stringify(fresh)}, '[]'), 1500)`],
+      [
+        '-e',
+        `const fs = require('fs');
+         const [file, template, holdMs] = process.argv.slice(1);
+         let n = 0;
+         const tick = setInterval(() => {
+           n += 1;
+           const item = { ...JSON.parse(template), id: String(1790000001000 + n), ts: 1790000001000 + n };
+           fs.writeFileSync(file + '.tmp', JSON.stringify([item]));
+           fs.renameSync(file + '.tmp', file);
+         }, 250);
+         setTimeout(() => clearInterval(tick), Number(holdMs));`,
+        fresh,
+        JSON.stringify(other),
+        String(HISTORY_SETTLE_MS * 3),
+      ],
       { stdio: 'ignore' },
     );
     const second = await runCline(s);
