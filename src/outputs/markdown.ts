@@ -20,7 +20,8 @@ export function renderMarkdown(report: Report): string {
   const broken = report.providers.filter((p) => !p.ok);
   if (broken.length > 0) {
     lines.push('## Providers that could not be reconciled', '');
-    for (const p of broken) lines.push(`- **${p.provider}** \`${p.root}\`: ${p.error ?? 'unknown error'}`);
+    // A root or an error may hold a backtick or a newline: each stays one list line.
+    for (const p of broken) lines.push(`- **${p.provider}** \`${cell(p.root)}\`: ${cell(p.error ?? 'unknown error')}`);
     lines.push('');
   }
   section(

@@ -102,6 +102,15 @@ describe('the Markdown report', () => {
     expect(text).toContain("| /a\\|b\\\\c | 2.0 KiB | session-running | line one line 'two' \\| three |");
   });
 
+  it('keeps a provider that could not be reconciled one list line, whatever its root and error hold', () => {
+    const text = renderMarkdown(
+      report([], {
+        providers: [{ provider: 'owl', root: '/srv/`odd`', ok: false, error: 'settings.yaml: bad\nsecond line' }],
+      }),
+    );
+    expect(text).toContain("- **owl** `/srv/'odd'`: settings.yaml: bad second line\n");
+  });
+
   it('writes a dash for an item without a path', () => {
     expect(renderMarkdown(report([item({ path: null })]))).toContain('| watchfire | session-home | - | 2.0 KiB |');
   });
