@@ -175,6 +175,22 @@ export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
   }
 }
 
+/**
+ * A folder, or a link to one (a tool's folder moved to another disk and linked back). Anything
+ * that cannot be looked at answers false: the caller then has nothing there to judge.
+ */
+export async function isFolderOrLinkToOne(p: string): Promise<boolean> {
+  try {
+    const stats = await lstatOrNull(p);
+    if (!stats) return false;
+    if (stats.isDirectory()) return true;
+    if (!stats.isSymbolicLink()) return false;
+    return (await lstatOrNull(await realpath(p)))?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** lstat that answers null for a missing entry. */
 export async function lstatOrNull(p: string): Promise<Stats | null> {
   try {

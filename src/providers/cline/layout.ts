@@ -1,13 +1,7 @@
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import {
-  editorDirs,
-  extensionStorages,
-  isFolder,
-  namedEditorDir,
-  stateDatabases,
-  type EditorDir,
-} from '../vscode/editors.js';
+import { isFolderOrLinkToOne } from '../../safety/fs.js';
+import { editorDirs, extensionStorages, namedEditorDir, stateDatabases, type EditorDir } from '../vscode/editors.js';
 
 export { CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './checkpoints.js';
 
@@ -54,7 +48,7 @@ export async function clineLocations(ctx: GatherContext): Promise<ClineLocation[
       if (located) locations.push(located);
     }
     for (const dataDir of dataDirs) {
-      if (await isFolder(dataDir)) locations.push(standaloneLocation(dataDir));
+      if (await isFolderOrLinkToOne(dataDir)) locations.push(standaloneLocation(dataDir));
     }
     return locations;
   }
@@ -64,7 +58,7 @@ export async function clineLocations(ctx: GatherContext): Promise<ClineLocation[
       const located = await editorLocation(editor, [data]);
       if (located) locations.push(located);
     }
-    if (await isFolder(data)) locations.push(standaloneLocation(data));
+    if (await isFolderOrLinkToOne(data)) locations.push(standaloneLocation(data));
   }
   return locations;
 }

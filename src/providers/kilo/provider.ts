@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { lstatOrNull, realpath } from '../../safety/fs.js';
+import { isFolderOrLinkToOne } from '../../safety/fs.js';
 import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
 import { collectEvidence, type EvidenceContext } from './evidence.js';
@@ -26,7 +26,7 @@ export const kiloProvider: Provider = {
     // Each owner repository is read once per pass, for every data folder whose repositories it owns.
     const owners = new OwnerRepos();
     for (const location of kiloLocations(ctx)) {
-      if (!(await isFolder(location.dataDir))) continue;
+      if (!(await isFolderOrLinkToOne(location.dataDir))) continue;
       const gathered = await gatherLocation(location, ctx, owners, seenLeftovers);
       roots.push(gathered.root);
       candidates.push(...gathered.candidates);
@@ -150,17 +150,4 @@ async function quarantineCandidate(
     }
   }
   return candidate;
-}
-
-/** A data folder, or a link to one (the app's data moved to another disk): the app is installed here. */
-async function isFolder(dir: string): Promise<boolean> {
-  try {
-    const stats = await lstatOrNull(dir);
-    if (!stats) return false;
-    if (stats.isDirectory()) return true;
-    if (!stats.isSymbolicLink()) return false;
-    return (await lstatOrNull(await realpath(dir)))?.isDirectory() === true;
-  } catch {
-    return false;
-  }
 }

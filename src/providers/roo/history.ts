@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
-import { readdirOrEmpty } from '../../safety/fs.js';
-import { isFolder } from '../vscode/editors.js';
+import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
 import { WriteClock, isPlainObject, readJsonSource, subfolders } from '../vscode/files.js';
 import { readSetting } from '../vscode/settings.js';
 import type { HistoryRead } from '../vscode/settle.js';
@@ -80,7 +79,7 @@ async function customStoragePaths(
 export async function unusableBase(value: unknown): Promise<string | null> {
   if (typeof value !== 'string') return `not a path (${JSON.stringify(value)})`;
   if (!path.isAbsolute(value)) return `${value}, not an absolute path`;
-  if (!(await isFolder(value))) return `${value}, which is not an existing folder (an unmounted volume?)`;
+  if (!(await isFolderOrLinkToOne(value))) return `${value}, which is not an existing folder (an unmounted volume?)`;
   try {
     await readdirOrEmpty(value);
   } catch (err) {

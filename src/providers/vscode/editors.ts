@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { lstatOrNull, readdirOrEmpty, realpath } from '../../safety/fs.js';
+import { isFolderOrLinkToOne, lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
 
 /**
  * One VS Code user-data folder (a "product": VS Code, Insiders, VSCodium, Cursor, Windsurf, or the
@@ -52,7 +52,7 @@ export async function editorDirs(home: string, env: NodeJS.ProcessEnv): Promise<
   const found: EditorDir[] = [];
   for (const entry of await readdirOrEmpty(configHome).catch(() => [])) {
     const userData = path.join(configHome, entry.name);
-    if (!(await isFolder(path.join(userData, 'User')))) continue;
+    if (!(await isFolderOrLinkToOne(path.join(userData, 'User')))) continue;
     const extensions = EXTENSIONS_FOLDER[entry.name];
     found.push({
       product: entry.name,
@@ -65,7 +65,7 @@ export async function editorDirs(home: string, env: NodeJS.ProcessEnv): Promise<
     if (!SERVER_FOLDER.test(entry.name)) continue;
     const server = path.join(home, entry.name);
     const userData = path.join(server, 'data');
-    if (!(await isFolder(path.join(userData, 'User')))) continue;
+    if (!(await isFolderOrLinkToOne(path.join(userData, 'User')))) continue;
     found.push({ product: entry.name, userData, remote: true, extensionsDir: path.join(server, 'extensions') });
   }
   return found;
@@ -102,7 +102,7 @@ export async function extensionStorages(editor: EditorDir, extensionId: string):
   const found: string[] = [];
   for (const home of await globalStorageHomes(editor)) {
     const storage = path.join(home, extensionId.toLowerCase());
-    if (await isFolder(storage)) found.push(storage);
+    if (await isFolderOrLinkToOne(storage)) found.push(storage);
   }
   return found;
 }
@@ -130,17 +130,4 @@ export async function settingsFiles(editor: EditorDir): Promise<string[]> {
   }
   files.push(path.join(editor.userData, 'Machine', 'settings.json'));
   return files;
-}
-
-/** A folder, or a link to one. */
-export async function isFolder(dir: string): Promise<boolean> {
-  try {
-    const stats = await lstatOrNull(dir);
-    if (!stats) return false;
-    if (stats.isDirectory()) return true;
-    if (!stats.isSymbolicLink()) return false;
-    return (await lstatOrNull(await realpath(dir)))?.isDirectory() === true;
-  } catch {
-    return false;
-  }
 }

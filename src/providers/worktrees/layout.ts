@@ -3,7 +3,7 @@ import { pathsOverlap } from '../../config/glob-overlap.js';
 import { expandUnder } from '../../config/homes.js';
 import { durationMs } from '../../util/duration.js';
 import type { GatherContext, RootStatus } from '../../core/types.js';
-import { lstatOrNull, readdirOrEmpty, realpath } from '../../safety/fs.js';
+import { isFolderOrLinkToOne, lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
 import { KILO_DELETE } from '../kilo/leftovers.js';
 import { StateAnchors, staticBases, type RootBase } from './anchors.js';
 import { claimedFolders } from './overlap.js';
@@ -106,15 +106,9 @@ async function isFolderOfWorktrees(root: string, followLink: boolean): Promise<b
 }
 
 async function isFolder(root: string, followLink: boolean): Promise<boolean> {
-  const stats = await lstatOrNull(root).catch(() => null);
-  if (stats?.isDirectory()) return true;
-  if (!followLink || !stats?.isSymbolicLink()) return false;
   // A configured root may be a link the administrator made (a tool's folder on another disk).
-  try {
-    return (await lstatOrNull(await realpath(root)))?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
+  if (followLink) return isFolderOrLinkToOne(root);
+  return (await lstatOrNull(root).catch(() => null))?.isDirectory() === true;
 }
 
 /**
