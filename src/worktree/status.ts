@@ -121,7 +121,8 @@ async function batchStatuses(
         `--config=${REPOSITORIES_KEY}`,
         ...STATUS,
       ],
-      { timeoutMs: 120_000 + 10_000 * batch.length, owner },
+      // Each status prints as it ends, so git's limit on silence (src/git/runner.ts) holds per worktree.
+      { owner },
     );
   } catch {
     return [];

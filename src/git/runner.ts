@@ -1,0 +1,129 @@
+import { GitPluginError, GitError as SimpleGitError, type SimpleGit, simpleGit } from 'simple-git';
+import type { Owner } from '../safety/owner.js';
+import { scrubGitEnvironment } from './environment.js';
+
+/**
+ * The one way agent-janitor runs git: a simple-git instance built by `createGit` from the settings
+ * every run shares. Instances are kept per identity and time limit (`gitFor`), so simple-git's own
+ * queue bounds the children each of them starts.
+ */
+
+/** A repository's own config must never make git run a program of its choosing on our behalf. */
+export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null'];
+
+/** How long git may go without printing anything before it is killed. */
+export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
+
+/** Children one instance runs at once; the largest caller asks for 8 at a time. */
+export const MAX_CHILDREN = 8;
+
+/**
+ * Variables outside git's own family that name a program git may start (an editor, a password
+ * prompt) or a folder it reads config from: no git run by a pass edits, asks or needs them, and
+ * simple-git refuses a run that has them.
+ */
+const PROGRAM_VARIABLES: ReadonlySet<string> = new Set(['EDITOR', 'VISUAL', 'SSH_ASKPASS', 'PREFIX']);
+
+/**
+ * The environment every git call runs with: the pass's own, scrubbed of every variable that could
+ * point git at another repository or change its answer (see environment.ts), then no optional
+ * locks (a status never takes an agent's index.lock), the C locale (messages we parse), no pager,
+ * no prompt. `extra` is the caller's own and is kept as given.
+ */
+export function gitEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited = scrubGitEnvironment(process.env);
+  for (const name of Object.keys(inherited)) if (PROGRAM_VARIABLES.has(name.toUpperCase())) delete inherited[name];
+  return {
+    ...inherited,
+    ...extra,
+    GIT_OPTIONAL_LOCKS: '0',
+    LC_ALL: 'C',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+  };
+}
+
+export interface GitSettings {
+  /** Run as this user (root running over another user's repository). */
+  owner: Owner | null;
+  silenceLimitMs: number;
+  /** Aborting kills every child of the instance still running and refuses the ones not started. */
+  abort?: AbortSignal;
+  /** The caller's own variables, added to the scrubbed environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Written to git's standard input (commands reading `--stdin`). */
+  input?: Buffer;
+  maxChildren?: number;
+}
+
+/**
+ * What git answered, carried out of simple-git as the task's error: simple-git decodes a task's
+ * output as UTF-8, which would lose the bytes of names that are not UTF-8, and answers no exit code;
+ * its `errors` hook is the one place that sees the raw output and the code of every run.
+ */
+export class GitAnswer extends SimpleGitError {
+  constructor(
+    readonly code: number,
+    readonly stdout: Buffer,
+    readonly stderr: Buffer,
+  ) {
+    super(undefined, `git exited with ${code}`);
+  }
+}
+
+/**
+ * Every run ends in a rejection: a GitAnswer when git ran and exited, or simple-git's own error when
+ * it was killed (time limit, abort), could not start (no git) or ended on a signal.
+ */
+function keepAnswer(
+  error: Buffer | Error | undefined,
+  result: { exitCode: number | null; stdOut: Buffer[]; stdErr: Buffer[] },
+): Error {
+  if (error instanceof GitPluginError) return error;
+  const code = result.exitCode;
+  if (typeof code === 'number' && code >= 0)
+    return new GitAnswer(code, Buffer.concat(result.stdOut), Buffer.concat(result.stdErr));
+  if (error instanceof Error) return error;
+  return new SimpleGitError(undefined, 'git ended on a signal');
+}
+
+/** Builds a simple-git instance configured as every git run must be. */
+export function createGit(settings: GitSettings): SimpleGit {
+  const env = gitEnvironment(settings.env);
+  const instance = simpleGit({
+    baseDir: '/',
+    binary: 'git',
+    maxConcurrentProcesses: settings.maxChildren ?? MAX_CHILDREN,
+    config: [...SAFE_CONFIG],
+    trimmed: false,
+    timeout: { block: settings.silenceLimitMs },
+    ...(settings.abort ? { abort: settings.abort } : {}),
+    ...(settings.owner ? { spawnOptions: { uid: settings.owner.uid, gid: settings.owner.gid } } : {}),
+    ...(settings.input ? { input: () => settings.input } : {}),
+    // What simple-git would otherwise refuse is what is set here on purpose: hooks and fsmonitor
+    // switched off, the pager set to `cat`, and GIT_EXEC_PATH, the one git variable inherited.
+    unsafe: {
+      allowUnsafeHooksPath: true,
+      allowUnsafeFsMonitor: true,
+      allowUnsafePager: true,
+      allowUnsafeExec: env.GIT_EXEC_PATH !== undefined,
+    },
+    allowEnvironment: Object.keys(env),
+    errors: keepAnswer,
+  });
+  return instance.env(env);
+}
+
+const instances = new Map<string, SimpleGit>();
+
+/** The shared instance for runs as `owner` with this time limit (built on first use). */
+export function gitFor(owner: Owner | null, silenceLimitMs = DEFAULT_SILENCE_LIMIT_MS): SimpleGit {
+  const key = `${owner ? `${owner.uid}:${owner.gid}` : 'self'}/${silenceLimitMs}`;
+  let instance = instances.get(key);
+  if (!instance) {
+    instance = createGit({ owner, silenceLimitMs });
+    instances.set(key, instance);
+  }
+  return instance;
+}

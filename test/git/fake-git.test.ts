@@ -1,0 +1,187 @@
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { GitPluginError } from 'simple-git';
+import { describe, expect, it } from 'vitest';
+import { GitError, runGit } from '../../src/git/git.js';
+import { createGit } from '../../src/git/runner.js';
+import { decodeBytes, encodeText } from '../../src/safety/names.js';
+import { bytesPath, gitBytes, latin1, mkdirBytes, spelled } from '../helpers/bytes.js';
+import { tempDir } from '../helpers/temp.js';
+
+/**
+ * Faults injected where git is started: a `git` of our own first on PATH. It does what
+ * FAKE_GIT_MODE says and writes its pid first, so a test can tell whether the child is gone.
+ */
+function fakeGit(): { path: string; pidFile: string } {
+  const bin = tempDir('aj-fake-git-');
+  chmodSync(bin, 0o755);
+  const pidFile = path.join(bin, 'pid');
+  writeFileSync(
+    path.join(bin, 'git'),
+    `#!/bin/sh
+echo $$ > '${pidFile}'
+case "$FAKE_GIT_MODE" in
+  hang) exec sleep 600 ;;
+  bytes) printf '1 .M N... 100644 100644 100644 0 0 caf\\351.txt\\000? d\\351j\\340/\\377\\376\\000'; printf 'warning: caf\\351\\n' >&2 ;;
+  fail) echo 'fatal: not today' >&2; exit 3 ;;
+  silent-fail) exit 5 ;;
+  argv) printf '%s\\n' "$@"; echo ---; env; echo ---; id -u; id -g; pwd -P ;;
+esac
+`,
+  );
+  chmodSync(path.join(bin, 'git'), 0o755);
+  return { path: `${bin}:${process.env.PATH}`, pidFile };
+}
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+const pidOf = (pidFile: string): number => Number(readFileSync(pidFile, 'utf8').trim());
+
+describe('the git runner against a git that misbehaves', () => {
+  it('kills a git that hangs once its time limit passes, and the caller gets a GitError', async () => {
+    const fake = fakeGit();
+    const started = Date.now();
+    const run = runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'hang' }, timeoutMs: 300 });
+    await expect(run).rejects.toThrow(GitError);
+    await expect(run).rejects.toThrow(/timeout/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(gone(pidOf(fake.pidFile))).toBe(true);
+  });
+
+  it('kills a running git on abort, and starts none once aborted', async () => {
+    const fake = fakeGit();
+    const controller = new AbortController();
+    const git = createGit({
+      owner: null,
+      silenceLimitMs: 60_000,
+      abort: controller.signal,
+      env: { PATH: fake.path, FAKE_GIT_MODE: 'hang' },
+    });
+    const run = git.raw(['status']);
+    const outcome = run.then(
+      () => null,
+      (err: unknown) => err,
+    );
+    // Wait for the child to have started before aborting it.
+    for (let k = 0; k < 200 && !existsPid(fake.pidFile); k += 1) await new Promise((r) => setTimeout(r, 50));
+    const pid = pidOf(fake.pidFile);
+    expect(gone(pid)).toBe(false);
+    controller.abort();
+    const err = await outcome;
+    expect(err).toBeInstanceOf(GitPluginError);
+    expect((err as GitPluginError).plugin).toBe('abort');
+    expect(gone(pid)).toBe(true);
+
+    writeFileSync(fake.pidFile, '');
+    await expect(git.raw(['status'])).rejects.toThrow(/Abort already signaled/);
+    expect(readFileSync(fake.pidFile, 'utf8')).toBe('');
+  });
+
+  it('keeps the bytes of names that are not UTF-8, on stdout and stderr', async () => {
+    const fake = fakeGit();
+    const result = await runGit(['status', '--porcelain=v2', '-z'], {
+      env: { PATH: fake.path, FAKE_GIT_MODE: 'bytes' },
+    });
+    expect(result.code).toBe(0);
+    const expected = latin1('1 .M N... 100644 100644 100644 0 0 caf\xe9.txt\0? d\xe9j\xe0/\xff\xfe\0');
+    expect(result.stdout).toBe(decodeBytes(expected));
+    expect(encodeText(result.stdout).equals(expected)).toBe(true);
+    expect(encodeText(result.stderr).equals(latin1('warning: caf\xe9\n'))).toBe(true);
+  });
+
+  it('answers a failed git as an exit code, with or without a message, never as a crash', async () => {
+    const fake = fakeGit();
+    await expect(runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'fail' } })).resolves.toEqual({
+      code: 3,
+      stdout: '',
+      stderr: 'fatal: not today\n',
+    });
+    await expect(runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'silent-fail' } })).resolves.toEqual({
+      code: 5,
+      stdout: '',
+      stderr: '',
+    });
+    // No git at all: the caller gets a GitError it can count.
+    await expect(runGit(['status'], { env: { PATH: tempDir('aj-no-git-') } })).rejects.toThrow(GitError);
+  });
+
+  it('runs git with hooks and fsmonitor off and the scrubbed environment', async () => {
+    const fake = fakeGit();
+    const saved = { ...process.env };
+    try {
+      process.env.GIT_DIR = '/elsewhere/.git';
+      process.env.GIT_INDEX_FILE = '/elsewhere/index';
+      process.env.LC_ALL = 'fr_FR.UTF-8';
+      const { stdout } = await runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'argv' } });
+      const [argv, env] = stdout.split('---\n') as [string, string];
+      expect(argv.split('\n').slice(0, 7)).toEqual([
+        '-c',
+        'core.fsmonitor=false',
+        '-c',
+        'safe.directory=*',
+        '-c',
+        'core.hooksPath=/dev/null',
+        'status',
+      ]);
+      const variables = env.split('\n');
+      expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
+      expect(variables).toContain('LC_ALL=C');
+      expect(variables.filter((line) => /^GIT_(DIR|INDEX_FILE)=/.test(line))).toEqual([]);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+  });
+
+  it.runIf(process.geteuid?.() === 0)('runs git as the owner it is given, in the folder it is given', async () => {
+    const fake = fakeGit();
+    const folder = tempDir('aj-owner-cwd-');
+    chmodSync(folder, 0o755);
+    const { stdout } = await runGit(['status'], {
+      cwd: folder,
+      owner: { uid: 65534, gid: 65534 },
+      env: { PATH: fake.path, FAKE_GIT_MODE: 'argv' },
+    });
+    const tail = stdout.trimEnd().split('\n').slice(-3);
+    expect(tail).toEqual(['65534', '65534', folder]);
+  });
+});
+
+describe('the git runner with real git and paths that are not UTF-8', () => {
+  it('runs git in a working directory that is not UTF-8 and reads its name back byte for byte', async () => {
+    const root = tempDir('aj-git-bytes-');
+    const repo = mkdirBytes(bytesPath(root, latin1('caf\xe9-\xff')));
+    gitBytes(root, 'init', '-q', repo);
+    const result = await runGit(['rev-parse', '--show-toplevel'], { cwd: spelled(repo) });
+    expect(result.code).toBe(0);
+    expect(encodeText(result.stdout.trimEnd()).equals(repo)).toBe(true);
+
+    const viaC = await runGit(['-C', spelled(repo), 'rev-parse', '--git-dir']);
+    expect(viaC.code).toBe(0);
+    expect(viaC.stdout).toBe('.git\n');
+  });
+
+  it('reads a config file whose path is not UTF-8', async () => {
+    const root = tempDir('aj-git-bytes-');
+    const folder = mkdirBytes(bytesPath(root, latin1('d\xe9j\xe0')));
+    const config = bytesPath(folder, 'config');
+    writeFileSync(config, '[core]\n\tworktree = /srv/w\n');
+    const result = await runGit(['config', '--file', spelled(config), '--get', 'core.worktree']);
+    expect(result).toEqual({ code: 0, stdout: '/srv/w\n', stderr: '' });
+  });
+});
+
+function existsPid(file: string): boolean {
+  try {
+    return readFileSync(file, 'utf8').trim() !== '';
+  } catch {
+    return false;
+  }
+}
