@@ -1,7 +1,8 @@
 import { GitPluginError } from 'simple-git';
 import { decodeBytes, encodeText, escapeBytes } from '../safety/names.js';
 import type { Owner } from '../safety/owner.js';
-import { type HandoverPlan, HandoverRefused, handOver, planHandover } from './handover.js';
+import { runWithDescriptors } from './descriptors.js';
+import { type HandoverPlan, HandoverRefused, handOver, NeedsDescriptors, planHandover } from './handover.js';
 import { createGit, DEFAULT_SILENCE_LIMIT_MS, GitAnswer, gitFor } from './runner.js';
 
 export { gitEnvironment } from './runner.js';
@@ -39,15 +40,16 @@ class GitError extends Error {
  */
 export async function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const shown = `git ${args.map(escapeBytes).join(' ')}`;
+  const owner = options.owner ?? null;
+  const silenceLimitMs = options.timeoutMs ?? DEFAULT_SILENCE_LIMIT_MS;
   let plan: HandoverPlan;
   try {
     plan = planHandover(args, options.cwd);
   } catch (err) {
+    if (err instanceof NeedsDescriptors) return viaDescriptors(shown, args, options, owner, silenceLimitMs);
     if (err instanceof HandoverRefused) throw new GitError(err.message, null);
     throw err;
   }
-  const owner = options.owner ?? null;
-  const silenceLimitMs = options.timeoutMs ?? DEFAULT_SILENCE_LIMIT_MS;
   // A run with input or variables of its own is the only one of its kind: it gets an instance of
   // its own, built the same way.
   const instance =
@@ -77,6 +79,28 @@ export async function runGit(args: readonly string[], options: GitOptions = {}):
     throw new GitError(`${shown}: ${lastLine(why)}`, null);
   } finally {
     place.release();
+  }
+}
+
+/** The run descriptors.ts makes, for the one kind of path simple-git cannot carry. */
+async function viaDescriptors(
+  shown: string,
+  args: readonly string[],
+  options: GitOptions,
+  owner: Owner | null,
+  timeoutMs: number,
+): Promise<GitResult> {
+  try {
+    const answer = await runWithDescriptors(args, {
+      cwd: options.cwd,
+      owner,
+      timeoutMs,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.input !== undefined ? { input: encodeText(options.input) } : {}),
+    });
+    return { code: answer.code, stdout: decodeBytes(answer.stdout), stderr: decodeBytes(answer.stderr) };
+  } catch (err) {
+    throw new GitError(`${shown}: ${(err as Error).message}`, null);
   }
 }
 

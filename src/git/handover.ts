@@ -9,9 +9,9 @@ import { escapeBytes } from '../safety/names.js';
  * enters before it runs git, while it still holds this process's descriptors, so it names that
  * very folder. An argument cannot be passed that way (git opens it after the descriptors are
  * closed), so a path argument becomes relative to a working directory handed over like that:
- * `-C <path>` becomes the working directory itself, and a lone absolute path becomes `./<name>`
- * inside its folder when no working directory was asked for. Anything else that is not UTF-8 is
- * refused.
+ * a lone absolute path becomes `./<name>` inside its folder when no working directory was asked
+ * for, and a leading `-C <path>` becomes the working directory itself. Other absolute paths are given as
+ * descriptors git inherits (descriptors.ts); a relative path that is not UTF-8 is refused.
  */
 export interface HandoverPlan {
   /** git's arguments, every one UTF-8. */
@@ -26,19 +26,33 @@ export class HandoverRefused extends Error {
   override name = 'HandoverRefused';
 }
 
-/** Pure: what git is given for `args` run in `cwd`. Throws HandoverRefused when no UTF-8 form exists. */
+/** The arguments cannot be given as UTF-8, but each one that is not is an absolute path (descriptors.ts). */
+export class NeedsDescriptors extends Error {
+  override name = 'NeedsDescriptors';
+}
+
+/**
+ * Pure: what git is given for `args` run in `cwd`. Throws NeedsDescriptors when only descriptors
+ * can carry the paths, HandoverRefused when nothing can.
+ */
 export function planHandover(args: readonly string[], cwd: string | undefined): HandoverPlan {
   const plan: HandoverPlan = { args: [], cwd, handOver: false };
+  let k = 0;
+  // git's own options before the command: a `-C <dir>` there that is not UTF-8 is where git runs,
+  // so it becomes the working directory; every other option stays as it is.
+  while (k < args.length && (args[k] as string).startsWith('-')) {
+    const option = args[k] as string;
+    const value = args[k + 1];
+    if ((option === '-C' || option === '-c') && value === undefined) break;
+    if (option === '-C' && !(value as string).isWellFormed()) plan.cwd = path.resolve(plan.cwd ?? '/', value as string);
+    else if (option === '-C' || option === '-c') plan.args.push(option, value as string);
+    else plan.args.push(option);
+    k += option === '-C' || option === '-c' ? 2 : 1;
+  }
   let moved = false;
-  for (let k = 0; k < args.length; k += 1) {
+  const keepsC = plan.args.includes('-C');
+  for (; k < args.length; k += 1) {
     const arg = args[k] as string;
-    const next = args[k + 1];
-    if (arg === '-C' && next !== undefined && !next.isWellFormed()) {
-      // Only the global options before the command: `-C` there changes git's working directory.
-      plan.cwd = path.resolve(plan.cwd ?? '/', next);
-      k += 1;
-      continue;
-    }
     if (arg.isWellFormed()) {
       plan.args.push(arg);
       continue;
@@ -47,6 +61,7 @@ export function planHandover(args: readonly string[], cwd: string | undefined): 
     if (
       arg.startsWith('/') &&
       !moved &&
+      !keepsC &&
       plan.cwd === undefined &&
       name.isWellFormed() &&
       name !== '..' &&
@@ -57,12 +72,13 @@ export function planHandover(args: readonly string[], cwd: string | undefined): 
       moved = true;
       continue;
     }
+    if (arg.startsWith('/')) throw new NeedsDescriptors(arg);
     throw new HandoverRefused(
       `git ${args.map(escapeBytes).join(' ')}: the argument ${escapeBytes(arg)} is not UTF-8 and is no path git could be handed`,
     );
   }
-  if (moved && args.some((arg, k) => arg === '-C' && k + 1 < args.length))
-    throw new HandoverRefused(`git ${args.map(escapeBytes).join(' ')}: a path that is not UTF-8 beside -C`);
+  for (const arg of plan.args)
+    if (!arg.isWellFormed()) throw new HandoverRefused(`git ${args.map(escapeBytes).join(' ')}: ${escapeBytes(arg)}`);
   plan.handOver = plan.cwd !== undefined && !plan.cwd.isWellFormed();
   return plan;
 }

@@ -102,18 +102,23 @@ export function createGit(settings: GitSettings): SimpleGit {
     ...(settings.owner ? { spawnOptions: { uid: settings.owner.uid, gid: settings.owner.gid } } : {}),
     ...(settings.input ? { input: () => settings.input } : {}),
     // What simple-git would otherwise refuse is what is set here on purpose: hooks and fsmonitor
-    // switched off, the pager set to `cat`, and GIT_EXEC_PATH, the one git variable inherited.
+    // switched off, the pager set to `cat`, GIT_EXEC_PATH (the one git variable inherited), and
+    // `-C <repository>`, which callers give for the repository they ask about.
     unsafe: {
+      allowUnsafeConfigPaths: true,
       allowUnsafeHooksPath: true,
       allowUnsafeFsMonitor: true,
       allowUnsafePager: true,
-      allowUnsafeExec: env.GIT_EXEC_PATH !== undefined,
+      allowUnsafeExec: true,
     },
-    allowEnvironment: Object.keys(env),
+    allowEnvironment: [...OWN_VARIABLES, ...Object.keys(settings.env ?? {})],
     errors: keepAnswer,
   });
   return instance.env(env);
 }
+
+/** The git variables a run may have: the ones gitEnvironment sets, and the one it inherits. */
+const OWN_VARIABLES = ['GIT_OPTIONAL_LOCKS', 'GIT_PAGER', 'GIT_TERMINAL_PROMPT', 'GIT_EXEC_PATH', 'PAGER', 'LC_ALL'];
 
 const instances = new Map<string, SimpleGit>();
 
@@ -125,5 +130,6 @@ export function gitFor(owner: Owner | null, silenceLimitMs = DEFAULT_SILENCE_LIM
     instance = createGit({ owner, silenceLimitMs });
     instances.set(key, instance);
   }
-  return instance;
+  // The pass's environment is read at each run, as a child started by hand would inherit it.
+  return instance.env(gitEnvironment());
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HandoverRefused, planHandover } from '../../src/git/handover.js';
+import { HandoverRefused, NeedsDescriptors, planHandover } from '../../src/git/handover.js';
 import { gitEnvironment, SAFE_CONFIG } from '../../src/git/runner.js';
 import { decodeBytes } from '../../src/safety/names.js';
 
@@ -35,6 +35,17 @@ describe('planHandover: what git is given for paths that are not UTF-8', () => {
     expect(planHandover(['-C', notUtf8('sub\xff'), 'status'], '/srv').cwd).toBe(notUtf8('/srv/sub\xff'));
   });
 
+  it('leaves a UTF-8 -C to git, and a -C after the command alone', () => {
+    expect(planHandover(['-C', '/srv/repo', '-c', 'a.b=1', 'rev-parse', 'HEAD'], undefined)).toEqual({
+      args: ['-C', '/srv/repo', '-c', 'a.b=1', 'rev-parse', 'HEAD'],
+      cwd: undefined,
+      handOver: false,
+    });
+    // After the command `-C` is that command's option, not a folder: a relative name there that is
+    // not UTF-8 has no form git could be given.
+    expect(() => planHandover(['commit', '-C', notUtf8('caf\xe9')], '/srv/wt')).toThrow(HandoverRefused);
+  });
+
   it('makes a lone absolute path that is not UTF-8 relative to its own folder', () => {
     const file = notUtf8('/srv/caf\xe9/.git/config');
     expect(planHandover(['config', '--file', file, '--list'], undefined)).toEqual({
@@ -43,18 +54,16 @@ describe('planHandover: what git is given for paths that are not UTF-8', () => {
       handOver: true,
     });
     // Its folder may be UTF-8 when only the last name is not: then that name itself cannot be passed.
-    expect(() => planHandover(['config', '--file', notUtf8('/srv/caf\xe9')], undefined)).toThrow(HandoverRefused);
+    expect(() => planHandover(['config', '--file', notUtf8('/srv/caf\xe9')], undefined)).toThrow(NeedsDescriptors);
   });
 
-  it('refuses what has no UTF-8 form: relative paths, a second path, a path beside a working directory or -C', () => {
+  it('leaves absolute paths no working directory can stand for to descriptors, and refuses relative ones', () => {
     expect(() => planHandover(['hash-object', notUtf8('caf\xe9')], '/srv/wt')).toThrow(HandoverRefused);
-    expect(() => planHandover(['diff', notUtf8('/a\xe9/x'), notUtf8('/b\xe9/y')], undefined)).toThrow(HandoverRefused);
-    expect(() => planHandover(['config', '--file', notUtf8('/a\xe9/config')], '/srv')).toThrow(HandoverRefused);
+    expect(() => planHandover(['hash-object', notUtf8('caf\xe9')], '/srv/wt')).toThrow(/\\xe9/);
+    expect(() => planHandover(['diff', notUtf8('/a\xe9/x'), notUtf8('/b\xe9/y')], undefined)).toThrow(NeedsDescriptors);
+    expect(() => planHandover(['worktree', 'remove', notUtf8('/w/caf\xe9')], '/srv/repo')).toThrow(NeedsDescriptors);
     expect(() => planHandover(['-C', '/srv', 'config', '--file', notUtf8('/a\xe9/config')], undefined)).toThrow(
-      HandoverRefused,
-    );
-    expect(() => planHandover(['-C', '/srv', 'config', '--file', notUtf8('/a\xe9/config')], undefined)).toThrow(
-      /\\xe9/,
+      NeedsDescriptors,
     );
   });
 });
