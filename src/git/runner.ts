@@ -103,9 +103,11 @@ export function createGit(settings: GitSettings): SimpleGit {
     ...(settings.input ? { input: () => settings.input } : {}),
     // What simple-git would otherwise refuse is what is set here on purpose: hooks and fsmonitor
     // switched off, the pager set to `cat`, GIT_EXEC_PATH (the one git variable inherited), and
-    // `-C <repository>`, which callers give for the repository they ask about.
+    // `-C <repository>`, which callers give for the repository they ask about, and the empty
+    // `--template ''` with which the demo's repositories are made without sample hooks.
     unsafe: {
       allowUnsafeConfigPaths: true,
+      allowUnsafeTemplateDir: true,
       allowUnsafeHooksPath: true,
       allowUnsafeFsMonitor: true,
       allowUnsafePager: true,
