@@ -24,7 +24,7 @@ export interface GitOptions {
   input?: string;
 }
 
-class GitError extends Error {
+export class GitError extends Error {
   override name = 'GitError';
   constructor(
     message: string,

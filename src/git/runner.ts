@@ -15,7 +15,7 @@ export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.dir
 export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
 
 /** Children one instance runs at once; the largest caller asks for 8 at a time. */
-export const MAX_CHILDREN = 8;
+const MAX_CHILDREN = 8;
 
 /**
  * Variables outside git's own family that name a program git may start (an editor, a password
