@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { GitPluginError, GitError as SimpleGitError, type SimpleGit, simpleGit } from 'simple-git';
 import type { Owner } from '../safety/owner.js';
 import { scrubGitEnvironment } from './environment.js';
@@ -97,7 +98,10 @@ export function createGit(settings: GitSettings): SimpleGit {
     maxConcurrentProcesses: settings.maxChildren ?? MAX_CHILDREN,
     config: [...SAFE_CONFIG],
     trimmed: false,
-    timeout: { block: settings.silenceLimitMs },
+    // A run is done only when git's stdout and stderr have closed: with simple-git's default a run
+    // also counts as done 50 ms after git exits, output read to the end or not, and a status cut
+    // short under load would look clean.
+    completion: { onClose: true, onExit: false },
     ...(settings.abort ? { abort: settings.abort } : {}),
     ...(settings.owner ? { spawnOptions: { uid: settings.owner.uid, gid: settings.owner.gid } } : {}),
     ...(settings.input ? { input: () => settings.input } : {}),
@@ -116,7 +120,70 @@ export function createGit(settings: GitSettings): SimpleGit {
     allowEnvironment: [...OWN_VARIABLES, ...Object.keys(settings.env ?? {})],
     errors: keepAnswer,
   });
+  // simple-git sets GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=true on every run. git reads it only
+  // where it parses options: an abbreviated long option (`--porc` for `--porcelain`) is refused
+  // instead of expanded. Every option given here is spelled in full, so no answer changes.
+  pluginsOf(instance).add(killSurely(settings.silenceLimitMs, settings.abort));
   return instance.env(env);
+}
+
+/** The part of a spawned run simple-git hands its plugins once git has started. */
+interface SpawnedRun {
+  spawned: ChildProcess;
+  /** Records why the run failed (and sends git SIGINT): the run rejects with that error. */
+  kill(error: Error): void;
+}
+
+interface PluginSet {
+  add(plugin: { type: 'spawn.after'; action(input: undefined, run: SpawnedRun): void }): void;
+}
+
+/**
+ * simple-git 4.0.2 (pinned exactly) takes no plugin of the caller's, but keeps the ones its options
+ * build in `_plugins`; its own time limit and abort only send SIGINT, which a git may ignore.
+ * test/git/fake-git.test.ts fails if this stops killing.
+ */
+function pluginsOf(instance: SimpleGit): PluginSet {
+  const plugins = (instance as unknown as { _plugins?: PluginSet })._plugins;
+  if (!plugins || typeof plugins.add !== 'function')
+    throw new Error('simple-git keeps no plugin set: the runner cannot kill git surely');
+  return plugins;
+}
+
+/**
+ * Ends git with SIGKILL when it prints nothing for `silenceLimitMs`, and when the run is aborted
+ * (after simple-git's abort has recorded why). Its pipes are closed too: a child git left behind
+ * holding them would otherwise keep the run open.
+ */
+function killSurely(silenceLimitMs: number, abort: AbortSignal | undefined) {
+  return {
+    type: 'spawn.after' as const,
+    action(_input: undefined, { spawned, kill }: SpawnedRun): void {
+      const end = (why: Error | null): void => {
+        if (why) kill(why);
+        spawned.kill('SIGKILL');
+        spawned.stdout?.destroy();
+        spawned.stderr?.destroy();
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const arm = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => end(new GitPluginError(undefined, 'timeout', `killed after ${silenceLimitMs} ms without output`)),
+          silenceLimitMs,
+        );
+      };
+      const aborted = (): void => end(null);
+      spawned.stdout?.on('data', arm);
+      spawned.stderr?.on('data', arm);
+      abort?.addEventListener('abort', aborted);
+      spawned.on('close', () => {
+        clearTimeout(timer);
+        abort?.removeEventListener('abort', aborted);
+      });
+      arm();
+    },
+  };
 }
 
 /** The git variables a run may have: the ones gitEnvironment sets, and the one it inherits. */

@@ -22,6 +22,9 @@ function fakeGit(): { path: string; pidFile: string } {
 echo $$ > '${pidFile}'
 case "$FAKE_GIT_MODE" in
   hang) exec sleep 600 ;;
+  deaf) trap '' INT; exec sleep 600 ;;
+  orphan) sh -c "echo \\$\\$ > '${pidFile}.orphan'; exec sleep 600" & exit 0 ;;
+  bursts) ( sleep 0.3; for k in 0 1 2 3; do seq $((k * 75000 + 1)) $((k * 75000 + 75000)); sleep 0.05; done ) & exit 0 ;;
   bytes) printf '1 .M N... 100644 100644 100644 0 0 caf\\351.txt\\000? d\\351j\\340/\\377\\376\\000'; printf 'warning: caf\\351\\n' >&2 ;;
   fail) echo 'fatal: not today' >&2; exit 3 ;;
   silent-fail) exit 5 ;;
@@ -53,6 +56,35 @@ describe('the git runner against a git that misbehaves', () => {
     await expect(run).rejects.toThrow(/timeout/);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(gone(pidOf(fake.pidFile))).toBe(true);
+  });
+
+  it('kills a git that ignores SIGINT once its time limit passes', async () => {
+    const fake = fakeGit();
+    const run = runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'deaf' }, timeoutMs: 300 });
+    await expect(run).rejects.toThrow(/timeout/);
+    expect(gone(pidOf(fake.pidFile))).toBe(true);
+  });
+
+  it('ends the run at its time limit when git has exited but a child of its holds the output open', async () => {
+    const fake = fakeGit();
+    const run = runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'orphan' }, timeoutMs: 300 });
+    try {
+      await expect(run).rejects.toThrow(/timeout/);
+    } finally {
+      for (let k = 0; k < 100 && !existsPid(`${fake.pidFile}.orphan`); k += 1)
+        await new Promise((r) => setTimeout(r, 20));
+      process.kill(pidOf(`${fake.pidFile}.orphan`), 'SIGKILL');
+    }
+  });
+
+  it('reads every byte git writes, even when it comes after git has exited (a status cut short looks clean)', async () => {
+    const fake = fakeGit();
+    const result = await runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'bursts' } });
+    const expected = Array.from({ length: 300_000 }, (_, k) => `${k + 1}\n`).join('');
+    expect(expected.length).toBeGreaterThan(1_900_000);
+    expect(result.code).toBe(0);
+    expect(result.stdout.length).toBe(expected.length);
+    expect(result.stdout === expected).toBe(true);
   });
 
   it('kills a running git on abort, and starts none once aborted', async () => {
@@ -151,6 +183,29 @@ describe('the git runner against a git that misbehaves', () => {
     });
     const tail = stdout.trimEnd().split('\n').slice(-3);
     expect(tail).toEqual(['65534', '65534', folder]);
+  });
+});
+
+describe('the git runner with a git that ignores SIGINT', () => {
+  it('kills it on abort', async () => {
+    const fake = fakeGit();
+    const controller = new AbortController();
+    const git = createGit({
+      owner: null,
+      silenceLimitMs: 60_000,
+      abort: controller.signal,
+      env: { PATH: fake.path, FAKE_GIT_MODE: 'deaf' },
+    });
+    const outcome = git.raw(['status']).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    for (let k = 0; k < 200 && !existsPid(fake.pidFile); k += 1) await new Promise((r) => setTimeout(r, 50));
+    const pid = pidOf(fake.pidFile);
+    controller.abort();
+    const err = await outcome;
+    expect((err as GitPluginError).plugin).toBe('abort');
+    expect(gone(pid)).toBe(true);
   });
 });
 
