@@ -14,10 +14,7 @@ const IDENTITY = {
 
 /** Runs git for a sandbox builder (same safe environment as every other git call). */
 export function sandboxGit(cwd: string, ...args: string[]): Promise<string> {
-  return git(
-    ['-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', '-c', 'protocol.file.allow=always', ...args],
-    { cwd, env: IDENTITY },
-  );
+  return git(['-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], { cwd, env: IDENTITY });
 }
 
 export async function writeSandboxFile(file: string, content: string): Promise<string> {
