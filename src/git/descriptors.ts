@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { closeSync, openPathSync } from '../safety/fs.js';
 import type { Owner } from '../safety/owner.js';
 import { gitEnvironment, SAFE_CONFIG } from './runner.js';
+import { stopChild } from './stop.js';
 
 /**
  * The one git run that does not go through simple-git: an absolute path argument that is not
@@ -63,7 +64,7 @@ export function runWithDescriptors(args: readonly string[], run: DescriptorRun):
     let killed = false;
     const timer = setTimeout(() => {
       killed = true;
-      child.kill('SIGKILL');
+      stopChild(child);
     }, run.timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { GitPluginError, GitError as SimpleGitError, type SimpleGit, simpleGit } from 'simple-git';
 import type { Owner } from '../safety/owner.js';
 import { scrubGitEnvironment } from './environment.js';
+import { stopChild } from './stop.js';
 
 /**
  * The one way agent-janitor runs git: a simple-git instance built by `createGit` from the settings
@@ -140,7 +141,7 @@ interface PluginSet {
 
 /**
  * simple-git 4.0.2 (pinned exactly) takes no plugin of the caller's, but keeps the ones its options
- * build in `_plugins`; its own time limit and abort only send SIGINT, which a git may ignore.
+ * build in `_plugins`; its own time limit and abort send SIGINT and never more, which a git may ignore.
  * test/git/fake-git.test.ts fails if this stops killing.
  */
 function pluginsOf(instance: SimpleGit): PluginSet {
@@ -151,29 +152,22 @@ function pluginsOf(instance: SimpleGit): PluginSet {
 }
 
 /**
- * Ends git with SIGKILL when it prints nothing for `silenceLimitMs`, and when the run is aborted
- * (after simple-git's abort has recorded why). Its pipes are closed too: a child git left behind
- * holding them would otherwise keep the run open.
+ * Ends git when it prints nothing for `silenceLimitMs`, and when the run is aborted (after
+ * simple-git's abort has recorded why and sent SIGINT): stop.ts, SIGINT then SIGKILL.
  */
 function killSurely(silenceLimitMs: number, abort: AbortSignal | undefined) {
   return {
     type: 'spawn.after' as const,
     action(_input: undefined, { spawned, kill }: SpawnedRun): void {
-      const end = (why: Error | null): void => {
-        if (why) kill(why);
-        spawned.kill('SIGKILL');
-        spawned.stdout?.destroy();
-        spawned.stderr?.destroy();
-      };
       let timer: NodeJS.Timeout | undefined;
       const arm = (): void => {
         clearTimeout(timer);
-        timer = setTimeout(
-          () => end(new GitPluginError(undefined, 'timeout', `killed after ${silenceLimitMs} ms without output`)),
-          silenceLimitMs,
-        );
+        timer = setTimeout(() => {
+          kill(new GitPluginError(undefined, 'timeout', `killed after ${silenceLimitMs} ms without output`));
+          stopChild(spawned);
+        }, silenceLimitMs);
       };
-      const aborted = (): void => end(null);
+      const aborted = (): void => stopChild(spawned);
       spawned.stdout?.on('data', arm);
       spawned.stderr?.on('data', arm);
       abort?.addEventListener('abort', aborted);

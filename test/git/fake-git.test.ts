@@ -1,9 +1,11 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GitPluginError } from 'simple-git';
 import { describe, expect, it } from 'vitest';
 import { GitError, runGit } from '../../src/git/git.js';
+import { runWithDescriptors } from '../../src/git/descriptors.js';
 import { createGit } from '../../src/git/runner.js';
+import { STOP_GRACE_MS } from '../../src/git/stop.js';
 import { decodeBytes, encodeText } from '../../src/safety/names.js';
 import { bytesPath, gitBytes, latin1, mkdirBytes, spelled } from '../helpers/bytes.js';
 import { tempDir } from '../helpers/temp.js';
@@ -23,6 +25,7 @@ echo $$ > '${pidFile}'
 case "$FAKE_GIT_MODE" in
   hang) exec sleep 600 ;;
   deaf) trap '' INT; exec sleep 600 ;;
+  tidy) touch "$FAKE_GIT_LOCK"; sleep 600 >/dev/null 2>&1 & trap 'rm -f "$FAKE_GIT_LOCK"; kill $!; exit 130' INT; wait ;;
   orphan) sh -c "echo \\$\\$ > '${pidFile}.orphan'; exec sleep 600" & exit 0 ;;
   bursts) ( sleep 0.3; for k in 0 1 2 3; do seq $((k * 75000 + 1)) $((k * 75000 + 75000)); sleep 0.05; done ) & exit 0 ;;
   bytes) printf '1 .M N... 100644 100644 100644 0 0 caf\\351.txt\\000? d\\351j\\340/\\377\\376\\000'; printf 'warning: caf\\351\\n' >&2 ;;
@@ -206,6 +209,29 @@ describe('the git runner with a git that ignores SIGINT', () => {
     const err = await outcome;
     expect((err as GitPluginError).plugin).toBe('abort');
     expect(gone(pid)).toBe(true);
+  });
+});
+
+describe('the git runner stops git with SIGINT first, so git removes the lock files it holds', () => {
+  const lockLeftBy = async (run: (env: NodeJS.ProcessEnv) => Promise<unknown>): Promise<boolean> => {
+    const fake = fakeGit();
+    const lock = path.join(tempDir('aj-fake-lock-'), 'index.lock');
+    const started = Date.now();
+    await expect(run({ PATH: fake.path, FAKE_GIT_MODE: 'tidy', FAKE_GIT_LOCK: lock })).rejects.toThrow(/timeout/);
+    expect(gone(pidOf(fake.pidFile))).toBe(true);
+    // Well inside the grace before SIGKILL: git went at SIGINT.
+    expect(Date.now() - started).toBeLessThan(300 + STOP_GRACE_MS);
+    return existsSync(lock);
+  };
+
+  it('through simple-git', async () => {
+    expect(await lockLeftBy((env) => runGit(['status'], { env, timeoutMs: 300 }))).toBe(false);
+  });
+
+  it('in the one run kept outside simple-git', async () => {
+    expect(
+      await lockLeftBy((env) => runWithDescriptors(['status'], { cwd: undefined, owner: null, timeoutMs: 300, env })),
+    ).toBe(false);
   });
 });
 
