@@ -3,7 +3,6 @@
 // what every invocation needs. A command's module (and with it zod, yaml, pino, SQLite, the
 // providers, the metrics) is imported when that command runs, and `--version` skips even yargs.
 import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
-import { withPassOptions } from './commands/options.js';
 import { VERSION } from './core/version.js';
 
 const EXIT_OK = 0;
@@ -18,7 +17,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return EXIT_OK;
   }
-  const { default: yargs } = await import('yargs');
+  const [{ default: yargs }, { withPassOptions }] = await Promise.all([
+    import('yargs'),
+    import('./commands/options.js'),
+  ]);
   let code = EXIT_OK;
   const run = (work: Promise<number>) =>
     work.then((result) => {
