@@ -115,6 +115,7 @@ describe('Dockerfile', () => {
       'tsconfig.json',
       'src/cli.ts',
       'scripts/make-executable.mjs',
+      'scripts/bundle.mjs',
       'deploy/docker/healthcheck.mjs',
     ]) {
       expect(keep(needed), needed).toBe(true);
