@@ -29,8 +29,9 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // The native SQLite addon is loaded from node_modules; pino finds its worker files there.
-  external: ['better-sqlite3', 'pino', 'pino-pretty'],
+  // The native SQLite addon is loaded from node_modules; pino finds its worker files there;
+  // prom-client's modules require each other in a cycle that a bundle does not keep intact.
+  external: ['better-sqlite3', 'pino', 'pino-pretty', 'prom-client'],
   // Help text is ASCII: its layout needs no Unicode width tables.
   alias: { 'string-width': './src/util/text-width.ts' },
   // Dependencies that are CommonJS call require(); an ES module has none of its own.
