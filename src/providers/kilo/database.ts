@@ -1,7 +1,8 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { errorMessage, SourceOfTruthError } from '../../core/errors.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { openSqliteReadOnly } from '../../util/sqlite.js';
 
 /** What Kilo's databases say: each project's main repository, and every directory they name. */
 export interface KiloRecords {
@@ -48,7 +49,7 @@ export function readKiloRecords(files: readonly string[]): KiloRecords {
 }
 
 function readOne(file: string, records: KiloRecords): void {
-  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  const db = openSqliteReadOnly(file, BUSY_TIMEOUT_MS);
   try {
     // One read transaction: the three tables are read from the same snapshot of the database.
     db.transaction(() => {

@@ -203,10 +203,16 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
 // while. One thread serves every lock of the process (starting one costs tens of milliseconds, more
 // than many a removal).
 
-/** The compiled worker beside this module; run from the TypeScript sources (the tests), the build's copy. */
+/**
+ * The compiled worker: beside this module in the compiled tree, at its place in that tree when this
+ * module is bundled into `dist/chunks/`, and the build's copy when run from the TypeScript sources
+ * (the tests).
+ */
 function heartbeatWorkerFile(): string {
   const here = fileURLToPath(import.meta.url);
   const beside = path.join(path.dirname(here), 'heartbeat-worker.js');
+  if (path.basename(path.dirname(here)) === 'chunks')
+    return path.join(path.dirname(path.dirname(here)), 'providers', 'kilo', 'heartbeat-worker.js');
   if (here.endsWith('.js')) return beside;
   const src = path.resolve(path.dirname(here), '../..');
   const built = path.join(path.dirname(src), 'dist', path.relative(src, beside));

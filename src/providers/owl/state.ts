@@ -1,7 +1,8 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
 import { lstatOrNull } from '../../safety/fs.js';
 import { decodeBytes } from '../../safety/names.js';
+import { openSqliteReadOnly } from '../../util/sqlite.js';
 
 /** The newest owl.db schema (PRAGMA user_version) whose layout these columns were read from. */
 export const NEWEST_KNOWN_SCHEMA = 16;
@@ -46,7 +47,7 @@ export async function readOwlState(file: string): Promise<OwlState> {
   if (!stats.isFile()) throw new SourceOfTruthError(`${file} is not a regular file`);
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 2_000 });
+    db = openSqliteReadOnly(file, 2_000);
   } catch (err) {
     throw new SourceOfTruthError(`${file}: cannot open read-only: ${errorMessage(err)}`);
   }
