@@ -210,14 +210,17 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
  */
 function heartbeatWorkerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  const beside = path.join(path.dirname(here), 'heartbeat-worker.js');
-  if (path.basename(path.dirname(here)) === 'chunks')
-    return path.join(path.dirname(path.dirname(here)), 'providers', 'kilo', 'heartbeat-worker.js');
-  if (here.endsWith('.js')) return beside;
   const src = path.resolve(path.dirname(here), '../..');
-  const built = path.join(path.dirname(src), 'dist', path.relative(src, beside));
-  if (!lstatOrNullSync(built)) throw new Error(`${built}: the heartbeat worker is not built (npm run build)`);
-  return built;
+  const file =
+    path.basename(path.dirname(here)) === 'chunks'
+      ? path.join(path.dirname(here), '..', 'providers', 'kilo', 'heartbeat-worker.js')
+      : here.endsWith('.js')
+        ? path.join(path.dirname(here), 'heartbeat-worker.js')
+        : path.join(path.dirname(src), 'dist', 'providers', 'kilo', 'heartbeat-worker.js');
+  // A worker started from a file that is not there fails on its own thread, later: the lock would
+  // be held with no heartbeat. Refused here instead, before the lock is taken.
+  if (!lstatOrNullSync(file)) throw new Error(`${file}: the heartbeat worker is not built (npm run build)`);
+  return file;
 }
 
 interface HeartbeatThread {
