@@ -50,6 +50,28 @@ function gone(pid: number): boolean {
 
 const pidOf = (pidFile: string): number => Number(readFileSync(pidFile, 'utf8').trim());
 
+/** Starts `git status` on a fake git in `mode` through an instance with an abort signal, and aborts it once git runs. */
+async function abortedRun(mode: string) {
+  const fake = fakeGit();
+  const controller = new AbortController();
+  const git = createGit({
+    owner: null,
+    silenceLimitMs: 60_000,
+    abort: controller.signal,
+    env: { PATH: fake.path, FAKE_GIT_MODE: mode },
+  });
+  const outcome = git.raw(['status']).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  // Wait for the child to have started before aborting it.
+  for (let k = 0; k < 200 && !existsPid(fake.pidFile); k += 1) await new Promise((r) => setTimeout(r, 50));
+  const pid = pidOf(fake.pidFile);
+  expect(gone(pid)).toBe(false);
+  controller.abort();
+  return { fake, git, pid, err: await outcome };
+}
+
 describe('the git runner against a git that misbehaves', () => {
   it('kills a git that hangs once its time limit passes, and the caller gets a GitError', async () => {
     const fake = fakeGit();
@@ -91,25 +113,7 @@ describe('the git runner against a git that misbehaves', () => {
   });
 
   it('kills a running git on abort, and starts none once aborted', async () => {
-    const fake = fakeGit();
-    const controller = new AbortController();
-    const git = createGit({
-      owner: null,
-      silenceLimitMs: 60_000,
-      abort: controller.signal,
-      env: { PATH: fake.path, FAKE_GIT_MODE: 'hang' },
-    });
-    const run = git.raw(['status']);
-    const outcome = run.then(
-      () => null,
-      (err: unknown) => err,
-    );
-    // Wait for the child to have started before aborting it.
-    for (let k = 0; k < 200 && !existsPid(fake.pidFile); k += 1) await new Promise((r) => setTimeout(r, 50));
-    const pid = pidOf(fake.pidFile);
-    expect(gone(pid)).toBe(false);
-    controller.abort();
-    const err = await outcome;
+    const { fake, git, pid, err } = await abortedRun('hang');
     expect(err).toBeInstanceOf(GitPluginError);
     expect((err as GitPluginError).plugin).toBe('abort');
     expect(gone(pid)).toBe(true);
@@ -191,22 +195,7 @@ describe('the git runner against a git that misbehaves', () => {
 
 describe('the git runner with a git that ignores SIGINT', () => {
   it('kills it on abort', async () => {
-    const fake = fakeGit();
-    const controller = new AbortController();
-    const git = createGit({
-      owner: null,
-      silenceLimitMs: 60_000,
-      abort: controller.signal,
-      env: { PATH: fake.path, FAKE_GIT_MODE: 'deaf' },
-    });
-    const outcome = git.raw(['status']).then(
-      () => null,
-      (err: unknown) => err,
-    );
-    for (let k = 0; k < 200 && !existsPid(fake.pidFile); k += 1) await new Promise((r) => setTimeout(r, 50));
-    const pid = pidOf(fake.pidFile);
-    controller.abort();
-    const err = await outcome;
+    const { pid, err } = await abortedRun('deaf');
     expect((err as GitPluginError).plugin).toBe('abort');
     expect(gone(pid)).toBe(true);
   });
