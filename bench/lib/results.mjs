@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 const seconds = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'n/a');
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN);
@@ -188,4 +189,15 @@ export function writeSection(file, name, body) {
   if (from !== -1 && to > from) text = `${text.slice(0, from)}${block}${text.slice(to + end.length)}`;
   else text = `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
+  // Laid out as `npm test`'s format check wants it, so a run leaves the tree clean. A file outside
+  // the project (`--out`) is not the formatter's: it stays as written.
+  try {
+    execFileSync(
+      fileURLToPath(new URL('../../node_modules/.bin/biome', import.meta.url)),
+      ['format', '--write', file],
+      {
+        stdio: 'ignore',
+      },
+    );
+  } catch {}
 }
