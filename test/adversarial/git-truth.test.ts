@@ -20,6 +20,7 @@ import { ownHomeEnv } from '../owl/env.js';
 import { addJob, addProject, createOwlDb } from '../owl/owl-db.js';
 import { jobWorktree, owlHome, type OwlHome } from '../owl/scenario.js';
 import { addWorktree, commitFile, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { withProcessEnv } from '../helpers/process-env.js';
 import { GIT_TRUTH_CASES, gitTruthRepo, prepareRepo } from './support/git-truth-world.js';
 
 /**
@@ -343,14 +344,8 @@ describe("rule 15: Kilo's git calls get the scrubbed environment too", () => {
       rmSync(gone, { recursive: true, force: true });
       const bait = makeRepo(path.join(s.work, 'decoy'));
       const before = snapshotOf(s);
-      const saved = { ...process.env };
-      Object.assign(process.env, leak(bait));
-      try {
-        const { report } = await runKilo(s);
-        expect(itemAt(report, checkpoints)).toMatchObject({ verdict: 'refused', reason: 'worktree-still-registered' });
-      } finally {
-        for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-      }
+      const { report } = await withProcessEnv(leak(bait), () => runKilo(s));
+      expect(itemAt(report, checkpoints)).toMatchObject({ verdict: 'refused', reason: 'worktree-still-registered' });
       expect(diffInventories(before, snapshotOf(s))).toEqual({ removed: [], changed: [], added: [] });
     },
   );

@@ -8,6 +8,7 @@ import { createGit } from '../../src/git/runner.js';
 import { STOP_GRACE_MS } from '../../src/git/stop.js';
 import { decodeBytes, encodeText } from '../../src/safety/names.js';
 import { bytesPath, gitBytes, latin1, mkdirBytes, spelled } from '../helpers/bytes.js';
+import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -153,30 +154,24 @@ describe('the git runner against a git that misbehaves', () => {
 
   it('runs git with hooks and fsmonitor off and the scrubbed environment', async () => {
     const fake = fakeGit();
-    const saved = { ...process.env };
-    try {
-      process.env.GIT_DIR = '/elsewhere/.git';
-      process.env.GIT_INDEX_FILE = '/elsewhere/index';
-      process.env.LC_ALL = 'fr_FR.UTF-8';
-      const { stdout } = await runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'argv' } });
-      const [argv, env] = stdout.split('---\n') as [string, string];
-      expect(argv.split('\n').slice(0, 7)).toEqual([
-        '-c',
-        'core.fsmonitor=false',
-        '-c',
-        'safe.directory=*',
-        '-c',
-        'core.hooksPath=/dev/null',
-        'status',
-      ]);
-      const variables = env.split('\n');
-      expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
-      expect(variables).toContain('LC_ALL=C');
-      expect(variables.filter((line) => /^GIT_(DIR|INDEX_FILE)=/.test(line))).toEqual([]);
-    } finally {
-      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-      Object.assign(process.env, saved);
-    }
+    const { stdout } = await withProcessEnv(
+      { GIT_DIR: '/elsewhere/.git', GIT_INDEX_FILE: '/elsewhere/index', LC_ALL: 'fr_FR.UTF-8' },
+      () => runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'argv' } }),
+    );
+    const [argv, env] = stdout.split('---\n') as [string, string];
+    expect(argv.split('\n').slice(0, 7)).toEqual([
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'safe.directory=*',
+      '-c',
+      'core.hooksPath=/dev/null',
+      'status',
+    ]);
+    const variables = env.split('\n');
+    expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
+    expect(variables).toContain('LC_ALL=C');
+    expect(variables.filter((line) => /^GIT_(DIR|INDEX_FILE)=/.test(line))).toEqual([]);
   });
 
   it.runIf(process.geteuid?.() === 0)('runs git as the owner it is given, in the folder it is given', async () => {

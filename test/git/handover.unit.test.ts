@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { HandoverRefused, NeedsDescriptors, planHandover } from '../../src/git/handover.js';
-import { gitEnvironment, SAFE_CONFIG } from '../../src/git/runner.js';
 import { decodeBytes } from '../../src/safety/names.js';
 
 /** A path in the tool's spelling whose bytes are not UTF-8 (each such byte a lone surrogate). */
@@ -65,32 +64,5 @@ describe('planHandover: what git is given for paths that are not UTF-8', () => {
     expect(() => planHandover(['-C', '/srv', 'config', '--file', notUtf8('/a\xe9/config')], undefined)).toThrow(
       NeedsDescriptors,
     );
-  });
-});
-
-describe('gitEnvironment: what every git run inherits', () => {
-  it('drops every GIT_* variable but GIT_EXEC_PATH and sets the ones every run needs', () => {
-    const saved = { ...process.env };
-    try {
-      process.env.GIT_DIR = '/elsewhere/.git';
-      process.env.GIT_CONFIG_PARAMETERS = "'status.showUntrackedFiles'='no'";
-      process.env.git_work_tree = '/elsewhere';
-      process.env.GIT_EXEC_PATH = '/usr/lib/git-core';
-      process.env.LC_ALL = 'fr_FR.UTF-8';
-      const env = gitEnvironment({ GIT_AUTHOR_NAME: 'demo' });
-      expect(env.GIT_DIR).toBeUndefined();
-      expect(env.GIT_CONFIG_PARAMETERS).toBeUndefined();
-      expect(env.git_work_tree).toBeUndefined();
-      expect(env.GIT_EXEC_PATH).toBe('/usr/lib/git-core');
-      expect(env.GIT_AUTHOR_NAME).toBe('demo');
-      expect(env).toMatchObject({ GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' });
-    } finally {
-      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-      Object.assign(process.env, saved);
-    }
-  });
-
-  it('switches off hooks and fsmonitor and trusts the repository only to be read', () => {
-    expect(SAFE_CONFIG).toEqual(['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null']);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { INHERITED_GIT_VARIABLES, scrubGitEnvironment } from '../../src/git/environment.js';
 import { gitEnvironment, lastLine } from '../../src/git/git.js';
+import { SAFE_CONFIG } from '../../src/git/runner.js';
 import { parseStatus } from '../../src/worktree/status.js';
+import { withProcessEnv } from '../helpers/process-env.js';
 
 const OID = '0123456789abcdef0123456789abcdef01234567';
 
@@ -33,26 +35,43 @@ describe('the environment git runs with', () => {
     expect([...INHERITED_GIT_VARIABLES]).toEqual(['GIT_EXEC_PATH']);
   });
 
-  it('sets no optional locks, the C locale, no pager and no prompt over anything inherited or passed', () => {
-    const saved = { ...process.env };
-    try {
-      process.env.GIT_DIR = '/elsewhere/.git';
-      process.env.LC_ALL = 'de_DE.UTF-8';
-      process.env.GIT_OPTIONAL_LOCKS = '1';
-      const env = gitEnvironment({ LC_ALL: 'fr_FR.UTF-8', GIT_TERMINAL_PROMPT: '1', HOME: '/home/ana' });
-      expect(env.GIT_DIR).toBeUndefined();
-      expect(env).toMatchObject({
-        GIT_OPTIONAL_LOCKS: '0',
-        LC_ALL: 'C',
-        GIT_PAGER: 'cat',
-        PAGER: 'cat',
-        GIT_TERMINAL_PROMPT: '0',
-        HOME: '/home/ana',
-      });
-    } finally {
-      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-      Object.assign(process.env, saved);
-    }
+  it('sets no optional locks, the C locale, no pager and no prompt over anything inherited or passed', async () => {
+    const env = await withProcessEnv(
+      { GIT_DIR: '/elsewhere/.git', LC_ALL: 'de_DE.UTF-8', GIT_OPTIONAL_LOCKS: '1' },
+      () => gitEnvironment({ LC_ALL: 'fr_FR.UTF-8', GIT_TERMINAL_PROMPT: '1', HOME: '/home/ana' }),
+    );
+    expect(env.GIT_DIR).toBeUndefined();
+    expect(env).toMatchObject({
+      GIT_OPTIONAL_LOCKS: '0',
+      LC_ALL: 'C',
+      GIT_PAGER: 'cat',
+      PAGER: 'cat',
+      GIT_TERMINAL_PROMPT: '0',
+      HOME: '/home/ana',
+    });
+  });
+
+  it('drops every GIT_* variable the pass inherits but GIT_EXEC_PATH, and keeps the caller’s own', async () => {
+    const env = await withProcessEnv(
+      {
+        GIT_DIR: '/elsewhere/.git',
+        GIT_CONFIG_PARAMETERS: "'status.showUntrackedFiles'='no'",
+        git_work_tree: '/elsewhere',
+        GIT_EXEC_PATH: '/usr/lib/git-core',
+        LC_ALL: 'fr_FR.UTF-8',
+      },
+      () => gitEnvironment({ GIT_AUTHOR_NAME: 'demo' }),
+    );
+    expect(env.GIT_DIR).toBeUndefined();
+    expect(env.GIT_CONFIG_PARAMETERS).toBeUndefined();
+    expect(env.git_work_tree).toBeUndefined();
+    expect(env.GIT_EXEC_PATH).toBe('/usr/lib/git-core');
+    expect(env.GIT_AUTHOR_NAME).toBe('demo');
+    expect(env).toMatchObject({ GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' });
+  });
+
+  it('switches off hooks and fsmonitor and trusts the repository only to be read', () => {
+    expect(SAFE_CONFIG).toEqual(['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null']);
   });
 });
 
