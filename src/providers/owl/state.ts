@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
 import { lstatOrNull } from '../../safety/fs.js';
 import { decodeBytes } from '../../safety/names.js';
-import { openSqliteReadOnly } from '../../util/sqlite.js';
+import { openOwnerDatabase } from '../../util/sqlite.js';
 
 /** The newest owl.db schema (PRAGMA user_version) whose layout these columns were read from. */
 export const NEWEST_KNOWN_SCHEMA = 16;
@@ -45,12 +45,7 @@ export async function readOwlState(file: string): Promise<OwlState> {
   const stats = await lstatOrNull(file);
   if (!stats) throw new SourceOfTruthError(`${file} is missing, so no job can be matched to its worktree`);
   if (!stats.isFile()) throw new SourceOfTruthError(`${file} is not a regular file`);
-  let db: Database.Database;
-  try {
-    db = openSqliteReadOnly(file, 2_000);
-  } catch (err) {
-    throw new SourceOfTruthError(`${file}: cannot open read-only: ${errorMessage(err)}`);
-  }
+  const db = openOwnerDatabase(file, 2_000);
   try {
     return readFrom(db, file);
   } catch (err) {
