@@ -70,6 +70,18 @@ export interface EvidenceContext {
 }
 
 export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext): Promise<RepoEvidence> {
+  return attachOwner(await collectLocalEvidence(repo, ctx), ctx.owners);
+}
+
+/**
+ * Everything but R's facts: the repository's own files, its lock and where R is. A pass collects
+ * this for every repository before it asks for any R, so that the owners, each read by three git
+ * processes, are read side by side rather than one after another behind the repositories they own.
+ */
+export async function collectLocalEvidence(
+  repo: SnapshotRepo,
+  ctx: Omit<EvidenceContext, 'owners'>,
+): Promise<RepoEvidence> {
   const stats = await lstatOrNull(repo.gitdir).catch(() => null);
   // opencode has no snapshot lock: taking one in its state folder would keep out no one.
   const locking = usesSnapshotLock(ctx.location.app);
@@ -93,14 +105,29 @@ export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext):
   if (ctx.location.problem) evidence.sourceProblem = ctx.location.problem;
 
   try {
-    await gatherFacts(evidence, ctx);
+    await gatherLocalFacts(evidence, ctx);
   } catch (err) {
     evidence.readProblem = `the evidence for ${repo.gitdir} cannot be read: ${errorMessage(err)}`;
   }
   return evidence;
 }
 
-async function gatherFacts(evidence: RepoEvidence, ctx: EvidenceContext): Promise<void> {
+/** R's facts and the pin R holds for the repository, where the local evidence named an R. */
+export async function attachOwner(evidence: RepoEvidence, owners: OwnerSource): Promise<RepoEvidence> {
+  if (evidence.ownerPath === null) return evidence;
+  try {
+    evidence.owner = await owners.get(evidence.ownerPath);
+  } catch (err) {
+    evidence.readProblem = `the evidence for ${evidence.repo.gitdir} cannot be read: ${errorMessage(err)}`;
+    return evidence;
+  }
+  const pin = materializePin(evidence.repo.gitdir);
+  const oid = evidence.owner.pins.get(pin);
+  if (oid) evidence.pin = { ref: pin, oid };
+  return evidence;
+}
+
+async function gatherLocalFacts(evidence: RepoEvidence, ctx: Omit<EvidenceContext, 'owners'>): Promise<void> {
   const { repo, lockDir } = evidence;
   await readWorktree(evidence);
   if (lockDir) evidence.lock = ctx.lockHeldByUs ? { state: 'free' } : await inspectLock(lockDir, ctx.nowMs);
@@ -120,11 +147,6 @@ async function gatherFacts(evidence: RepoEvidence, ctx: EvidenceContext): Promis
   const owner = ctx.knownOwner !== undefined ? { path: ctx.knownOwner } : ownerOf(evidence.managed, ctx.records);
   evidence.ownerPath = owner.path;
   if ('problem' in owner && owner.problem) evidence.ownerProblem = owner.problem;
-  if (owner.path === null) return;
-  evidence.owner = await ctx.owners.get(owner.path);
-  const pin = materializePin(repo.gitdir);
-  const oid = evidence.owner.pins.get(pin);
-  if (oid) evidence.pin = { ref: pin, oid };
 }
 
 async function readWorktree(evidence: RepoEvidence): Promise<void> {

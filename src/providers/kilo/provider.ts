@@ -4,7 +4,7 @@ import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '
 import { isFolderOrLinkToOne } from '../../safety/fs.js';
 import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
-import { collectEvidence, type EvidenceContext } from './evidence.js';
+import { attachOwner, collectLocalEvidence, type EvidenceContext } from './evidence.js';
 import { judgeRepo, legacyJudgement } from './judge.js';
 import { appName, kiloLocations, lockDirectory, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
 import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
@@ -20,27 +20,33 @@ export const kiloProvider: Provider = {
     return kiloLocations(ctx).map((location) => ({ owner: 'kilo', folder: snapshotRoot(location.dataDir) }));
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
-    const roots: RootStatus[] = [];
-    const candidates: Candidate[] = [];
-    const seenLeftovers = new Set<string>();
+    const locations: KiloLocation[] = [];
+    for (const location of kiloLocations(ctx))
+      if (await isFolderOrLinkToOne(location.dataDir)) locations.push(location);
     // Each owner repository is read once per pass, for every data folder whose repositories it owns.
     const owners = new OwnerRepos();
-    for (const location of kiloLocations(ctx)) {
-      if (!(await isFolderOrLinkToOne(location.dataDir))) continue;
-      const gathered = await gatherLocation(location, ctx, owners, seenLeftovers);
-      roots.push(gathered.root);
-      candidates.push(...gathered.candidates);
+    // Data folders side by side: each waits mostly on git reading its owner repositories.
+    const gathered = await mapLimit(locations, LOCATIONS_AT_ONCE, (location) => gatherLocation(location, ctx, owners));
+    const roots: RootStatus[] = [];
+    const candidates: Candidate[] = [];
+    // In the locations' order, so that a leftover two data folders lead to is always spoken of by the first.
+    const seenLeftovers = new Set<string>();
+    for (const location of gathered) {
+      roots.push(location.root);
+      candidates.push(...location.candidates);
+      candidates.push(...(await kiloDeleteLeftovers(location.leftoverOwners, seenLeftovers)));
     }
     return { roots, candidates };
   },
 };
 
+const LOCATIONS_AT_ONCE = 4;
+
 async function gatherLocation(
   location: KiloLocation,
   ctx: GatherContext,
   owners: OwnerRepos,
-  seenLeftovers: Set<string>,
-): Promise<{ root: RootStatus; candidates: Candidate[] }> {
+): Promise<{ root: RootStatus; candidates: Candidate[]; leftoverOwners: string[] }> {
   const root: RootStatus = { provider: 'kilo', root: location.dataDir, ok: true };
   const candidates: Candidate[] = [];
   let listing: SnapshotListing;
@@ -50,6 +56,7 @@ async function gatherLocation(
     return {
       root: { ...root, ok: false, error: `${snapshotRoot(location.dataDir)} cannot be listed: ${errorMessage(err)}` },
       candidates,
+      leftoverOwners: [],
     };
   }
 
@@ -80,7 +87,9 @@ async function gatherLocation(
     records,
     ...(sourceProblem ? { sourceProblem } : {}),
   };
-  const evidence = await mapLimit(listing.repos, 8, (repo) => collectEvidence(repo, { ...context, owners, nowMs }));
+  const local = await mapLimit(listing.repos, 8, (repo) => collectLocalEvidence(repo, { ...context, nowMs }));
+  // Every R at once: the git runner bounds its children, and repositories of one R wait on one read.
+  const evidence = await Promise.all(local.map((repoEvidence) => attachOwner(repoEvidence, owners)));
   for (const repoEvidence of evidence) {
     const judgement = judgeRepo(repoEvidence, nowMs);
     candidates.push({
@@ -107,12 +116,11 @@ async function gatherLocation(
   // The Agent Manager's half-deleted worktrees, in every repository Kilo's records lead to.
   const directories = new Set<string>(records?.directories ?? []);
   for (const repoEvidence of evidence) if (repoEvidence.worktree) directories.add(repoEvidence.worktree);
-  candidates.push(...(await kiloDeleteLeftovers(ownerRepositories(directories, location.dataDir), seenLeftovers)));
   ctx.log.debug(
     { dataDir: location.dataDir, repos: listing.repos.length, databases: records?.files ?? [] },
     'kilo location gathered',
   );
-  return { root, candidates };
+  return { root, candidates, leftoverOwners: [...ownerRepositories(directories, location.dataDir)] };
 }
 
 async function quarantineCandidate(
