@@ -5,9 +5,10 @@ import { scrubGitEnvironment } from './environment.js';
 import { stopChild } from './stop.js';
 
 /**
- * The one way agent-janitor runs git: a simple-git instance built by `createGit` from the settings
- * every run shares. Instances are kept per identity and time limit (`gitFor`), so simple-git's own
- * queue bounds the children each of them starts.
+ * How agent-janitor runs git: a simple-git instance built by `createGit` from the settings every
+ * run shares. Instances are kept per identity and time limit (`gitFor`), so simple-git's own queue
+ * bounds the children each of them starts. The two runs that cannot go through simple-git
+ * (descriptors.ts, each.ts) take the same environment and settings from here.
  */
 
 /** A repository's own config must never make git run a program of its choosing on our behalf. */

@@ -8,9 +8,21 @@ export const STOP_GRACE_MS = 2_000;
  * remove the lock files it has taken (`index.lock`, a worktree's `locked`) and dies, while SIGKILL
  * would leave them behind and lock the agent out of its own repository. A git still there after
  * the grace, one that ignores SIGINT, gets SIGKILL. Once git is gone its pipes are closed: a child
- * of git's left holding them would otherwise keep the run open.
+ * of git's left holding them would otherwise keep the run open. With `group`, the signals go to
+ * the child's process group (a child started `detached`), so that they reach the git it started.
  */
-export function stopChild(child: ChildProcess, graceMs = STOP_GRACE_MS): void {
+export function stopChild(child: ChildProcess, graceMs = STOP_GRACE_MS, { group = false } = {}): void {
+  const signal = (name: NodeJS.Signals): void => {
+    if (!group || child.pid === undefined) {
+      child.kill(name);
+      return;
+    }
+    try {
+      process.kill(-child.pid, name);
+    } catch {
+      // ESRCH: the whole group is gone already.
+    }
+  };
   const closePipes = (): void => {
     child.stdout?.destroy();
     child.stderr?.destroy();
@@ -20,12 +32,13 @@ export function stopChild(child: ChildProcess, graceMs = STOP_GRACE_MS): void {
     return;
   }
   const timer = setTimeout(() => {
-    child.kill('SIGKILL');
+    signal('SIGKILL');
     closePipes();
   }, graceMs);
   child.once('exit', () => {
-    clearTimeout(timer);
+    // A group keeps its SIGKILL: the git a shell waited on may outlive the shell.
+    if (!group) clearTimeout(timer);
     closePipes();
   });
-  if (!child.killed) child.kill('SIGINT');
+  if (group || !child.killed) signal('SIGINT');
 }

@@ -4,6 +4,7 @@ import { GitPluginError } from 'simple-git';
 import { describe, expect, it } from 'vitest';
 import { GitError, runGit } from '../../src/git/git.js';
 import { runWithDescriptors } from '../../src/git/descriptors.js';
+import { runGitInEach } from '../../src/git/each.js';
 import { createGit } from '../../src/git/runner.js';
 import { STOP_GRACE_MS } from '../../src/git/stop.js';
 import { decodeBytes, encodeText } from '../../src/safety/names.js';
@@ -185,6 +186,63 @@ describe('the git runner against a git that misbehaves', () => {
     });
     const tail = stdout.trimEnd().split('\n').slice(-3);
     expect(tail).toEqual(['65534', '65534', folder]);
+  });
+});
+
+describe('git in many folders from one shell (src/git/each.ts) against a git that misbehaves', () => {
+  it('stops the shell and the git it waits on, even one that ignores SIGINT, and trusts no answer of theirs', async () => {
+    const fake = fakeGit();
+    const folders = [tempDir('aj-each-a-'), tempDir('aj-each-b-')];
+    const started = Date.now();
+    const answers = await withProcessEnv({ PATH: fake.path, FAKE_GIT_MODE: 'deaf' }, () =>
+      runGitInEach(folders, ['log'], { silenceLimitMs: 300 }),
+    );
+    expect(answers).toEqual([null, null]);
+    const pid = pidOf(fake.pidFile);
+    // SIGKILL comes STOP_GRACE_MS after SIGINT, to the whole group.
+    for (let k = 0; k < 100 && !gone(pid); k += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(gone(pid)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(STOP_GRACE_MS + 10_000);
+  });
+
+  it('runs each git in its folder with hooks and fsmonitor off and the scrubbed environment, and answers its exit code', async () => {
+    const fake = fakeGit();
+    const folders = [tempDir('aj-each-a-'), tempDir('aj-each-b-')];
+    const answers = await withProcessEnv(
+      {
+        PATH: fake.path,
+        FAKE_GIT_MODE: 'argv',
+        GIT_DIR: '/elsewhere/.git',
+        GIT_WORK_TREE: '/elsewhere',
+        LC_ALL: 'de_DE',
+      },
+      () => runGitInEach(folders, ['log', '--all']),
+    );
+    for (const [k, answer] of answers.entries()) {
+      expect(answer?.code).toBe(0);
+      const [argv, env] = (answer?.stdout.toString() ?? '').split('---\n') as [string, string];
+      expect(argv.split('\n')).toEqual([
+        '-c',
+        'core.fsmonitor=false',
+        '-c',
+        'safe.directory=*',
+        '-c',
+        'core.hooksPath=/dev/null',
+        '-C',
+        folders[k],
+        'log',
+        '--all',
+        '',
+      ]);
+      const variables = env.split('\n');
+      expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
+      expect(variables).toContain('LC_ALL=C');
+      expect(variables.filter((line) => /^GIT_(DIR|WORK_TREE)=/.test(line))).toEqual([]);
+    }
+    const failed = await withProcessEnv({ PATH: fake.path, FAKE_GIT_MODE: 'fail' }, () =>
+      runGitInEach(folders, ['log']),
+    );
+    expect(failed.map((answer) => answer?.code)).toEqual([3, 3]);
   });
 });
 
