@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -8,9 +9,10 @@ import { allAtLeast, installedVersions } from '../../src/providers/vscode/extens
 import { plainConfigValues, readShadowConfig } from '../../src/providers/vscode/git-config.js';
 import { parseJsonc } from '../../src/providers/vscode/jsonc.js';
 import { HISTORY_SETTLE_MS, settleHistory, type HistoryRead } from '../../src/providers/vscode/settle.js';
-import { readCommits } from '../../src/providers/vscode/shadow-repo.js';
+import { readCommits, readShadowRepos } from '../../src/providers/vscode/shadow-repo.js';
 import { readExtensionState } from '../../src/providers/vscode/state-db.js';
 import { put } from '../helpers/fs-fixtures.js';
+import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';
 import { git, makeShadowRepo, writeInstalledExtensions, writeStateDb } from './fixtures.js';
 
@@ -125,6 +127,59 @@ describe("a shadow repository's config", () => {
     });
     git(['config', 'core.worktree', path.join(dir, 'missing')], { cwd: repo });
     expect((await readCommits(path.join(repo, '.git'))).count).toBe(3);
+  });
+});
+
+describe('shadow repositories read many at once', () => {
+  it('answers each repository as its own log would, whatever its folder is called, and asks a failed log again alone', async () => {
+    const dir = tempDir('aj-vscode-many-');
+    const ws = path.join(dir, 'ws');
+    const spec = { worktree: ws, userName: 'Cline Checkpoint', userEmail: 'checkpoint@cline.bot', emptyTemplate: true };
+    const folders = [
+      makeShadowRepo(path.join(dir, 'one'), { ...spec, checkpoints: ['checkpoint-1-a'], branches: ['task-a'] }),
+      makeShadowRepo(path.join(dir, 'empty'), { ...spec, checkpoints: [], initialSubject: null }),
+      // A name the shell must take as it is, never as code.
+      makeShadowRepo(path.join(dir, `it's $(touch ${path.join(dir, 'pwned')}) "two"`), {
+        ...spec,
+        checkpoints: ['checkpoint-2-b', 'checkpoint-2-c'],
+      }),
+      makeShadowRepo(path.join(dir, 'three'), { ...spec, checkpoints: [] }),
+    ];
+    put(path.join(dir, 'not-a-repo', 'file'), 'x');
+    folders.push(path.join(dir, 'not-a-repo'));
+    // A branch naming a commit that is not there: git log fails in the batch, and is asked again alone.
+    const broken = makeShadowRepo(path.join(dir, 'broken'), { ...spec, checkpoints: [] });
+    put(path.join(broken, '.git', 'refs', 'heads', 'ghost'), `${'1'.repeat(40)}\n`);
+    folders.push(broken);
+
+    // A git that notes which program started it: the shell, or this process.
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const bin = path.join(dir, 'bin');
+    const log = path.join(dir, 'parents.log');
+    mkdirSync(bin);
+    writeFileSync(
+      path.join(bin, 'git'),
+      `#!/bin/sh\necho "$(cat /proc/$PPID/comm) $*" >> '${log}'\nexec '${realGit}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const many = await withProcessEnv({ PATH: `${bin}:${process.env.PATH}` }, () => readShadowRepos(folders));
+
+    expect(many.map((facts) => facts.folder)).toEqual(folders);
+    for (const facts of many.slice(0, 4)) {
+      expect(facts.gitProblem).toBeUndefined();
+      expect(facts.commits).toEqual(await readCommits(facts.gitdir));
+    }
+    expect(many.map((facts) => facts.commits?.count)).toEqual([2, 0, 3, 1, undefined, undefined]);
+    expect(many[5]?.gitProblem).toMatch(/git log in .*broken.* failed \(128\): fatal: bad object refs\/heads\/ghost/);
+    expect(many[2]?.commits?.subjects).toEqual(['checkpoint-2-b', 'checkpoint-2-c', 'initial commit']);
+    expect(many[4]).toMatchObject({ gitdirIsFolder: false, commits: null, strayEntries: ['file'] });
+    expect(existsSync(path.join(dir, 'pwned'))).toBe(false);
+    // One shell ran the five logs; only the failed one was started again, from this process.
+    const starts = readFileSync(log, 'utf8').trim().split('\n');
+    expect(starts.filter((line) => line.startsWith('sh '))).toHaveLength(5);
+    expect(starts.filter((line) => !line.startsWith('sh '))).toEqual([
+      expect.stringMatching(new RegExp(`^node .*--git-dir ${broken}/\\.git `)),
+    ]);
   });
 });
 

@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { mapLimit } from '../../util/limit.js';
 import { defaultStateDatabase } from '../vscode/editors.js';
 import { allAtLeast, installedVersions } from '../vscode/extensions.js';
 import { quarantineCandidate } from '../vscode/quarantine.js';
 import { settleHistory, type Settlement } from '../vscode/settle.js';
-import { readShadowRepo } from '../vscode/shadow-repo.js';
+import { readShadowRepos, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
 import { readClineHistory, type ClineHistory } from './history.js';
 import { judgeClineRepo, judgeOrphanFolder, type ClinePlace } from './judge.js';
 import { CLINE_EXTENSION, clineLocations, type ClineLocation } from './layout.js';
@@ -95,7 +94,7 @@ async function gatherLocation(
     for (const quarantine of listing.quarantines)
       candidates.push(quarantineCandidate('cline', quarantine.path, storage));
 
-    const facts = await mapLimit(listing.repos, 4, (entry) => readShadowRepo(entry.folder));
+    const facts = await readShadowRepos(listing.repos.map((entry) => entry.folder));
     const inside = new Set<string>();
     for (const [index, entry] of listing.repos.entries()) {
       candidates.push({
@@ -103,7 +102,7 @@ async function gatherLocation(
         kind: 'checkpoint-repo',
         path: entry.folder,
         root: storage,
-        judgement: judgeClineRepo(entry, facts[index] as Awaited<ReturnType<typeof readShadowRepo>>, place),
+        judgement: judgeClineRepo(entry, facts[index] as ShadowRepoFacts, place),
       });
       inside.add(path.dirname(entry.folder));
     }

@@ -2,13 +2,12 @@ import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
-import { mapLimit } from '../../util/limit.js';
 import { defaultStateDatabase } from '../vscode/editors.js';
 import { allAtLeast, installedVersions } from '../vscode/extensions.js';
 import { quarantineCandidate } from '../vscode/quarantine.js';
 import { readSetting } from '../vscode/settings.js';
 import { settleHistory, type Settlement } from '../vscode/settle.js';
-import { readShadowRepo, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
+import { readShadowRepos, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
 import { readBaseTasks, readRooHistory, unusableBase } from './history.js';
 import { judgeRooOrphan, judgeRooRepo, repoTasks, type RooPlace, type WorkspaceBase } from './judge.js';
 import { rooLocations, type RooLocation } from './layout.js';
@@ -92,7 +91,7 @@ async function gatherLocation(
       candidates.push(quarantineCandidate('roo', quarantine.path, storage));
       holders.add(quarantine.parent);
     }
-    const facts = await mapLimit(listing.repos, 4, (entry) => readShadowRepo(entry.folder));
+    const facts = await readShadowRepos(listing.repos.map((entry) => entry.folder));
     for (const [index, entry] of listing.repos.entries()) {
       const repo = facts[index] as ShadowRepoFacts;
       const workspace =

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
+import { canRunInEach, runGitInEach, type EachAnswer } from '../../git/each.js';
 import { lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { decodeBytes } from '../../safety/names.js';
+import { mapLimit } from '../../util/limit.js';
 import { readShadowConfig, type ShadowConfig } from './git-config.js';
 
 /** What a pass reads of one shadow ("checkpoint") repository: `<folder>/.git` and nothing else. */
@@ -34,7 +37,43 @@ export interface CommitFacts {
 /** The repository's own lock files that git leaves while it writes: index, HEAD, config, packed refs, refs. */
 const TOP_LOCKS = ['index.lock', 'HEAD.lock', 'config.lock', 'packed-refs.lock', 'shallow.lock'];
 
-export async function readShadowRepo(folder: string): Promise<ShadowRepoFacts> {
+/**
+ * Reads each shadow repository: its folder, config and lock files, then its commits. The commits
+ * of every repository are asked of one `git log` each, run a batch at a time by a shell
+ * (src/git/each.ts); a log that failed there, or whose answer could not be told apart, is asked
+ * again on its own, so that its error is git's own.
+ */
+export async function readShadowRepos(folders: readonly string[]): Promise<ShadowRepoFacts[]> {
+  const all = await mapLimit(folders, 4, (folder) => readOwnFiles(folder));
+  const logged = all.filter((facts) => facts.gitdirIsFolder);
+  const batched = logged.filter((facts) => canRunInEach(facts.folder));
+  const answers = new Map<ShadowRepoFacts, EachAnswer | null>();
+  const batches: ShadowRepoFacts[][] = [];
+  for (let k = 0; k < batched.length; k += LOGS_PER_SHELL) batches.push(batched.slice(k, k + LOGS_PER_SHELL));
+  await mapLimit(batches, SHELLS_AT_ONCE, async (batch) => {
+    const answered = await runGitInEach(
+      batch.map((facts) => facts.folder),
+      ['-c', 'log.showSignature=false', '--git-dir', '.git', '--work-tree', '.', ...LOG],
+    );
+    for (const [k, facts] of batch.entries()) answers.set(facts, answered[k] ?? null);
+  });
+  await mapLimit(logged, 4, async (facts) => {
+    const answer = answers.get(facts);
+    try {
+      facts.commits =
+        answer && answer.code === 0 ? parseLog(decodeBytes(answer.stdout)) : await readCommits(facts.gitdir);
+    } catch (err) {
+      facts.gitProblem = errorMessage(err);
+    }
+  });
+  return all;
+}
+
+/** A shell runs this many logs one after another; two shells at once keep both of a small host's CPUs busy. */
+const LOGS_PER_SHELL = 100;
+const SHELLS_AT_ONCE = 2;
+
+async function readOwnFiles(folder: string): Promise<ShadowRepoFacts> {
   const gitdir = path.join(folder, '.git');
   const facts: ShadowRepoFacts = {
     folder,
@@ -56,11 +95,6 @@ export async function readShadowRepo(folder: string): Promise<ShadowRepoFacts> {
     facts.configProblem = errorMessage(err);
   }
   facts.lockFiles = await gitLockFiles(gitdir);
-  try {
-    facts.commits = await readCommits(gitdir);
-  } catch (err) {
-    facts.gitProblem = errorMessage(err);
-  }
   return facts;
 }
 
@@ -100,12 +134,7 @@ export async function readCommits(gitdir: string): Promise<CommitFacts> {
     // long gone with its parents: the repository's own folder stands in (a log reads no worktree).
     '--work-tree',
     path.dirname(gitdir),
-    'log',
-    '--all',
-    '-z',
-    '--no-color',
-    '--decorate=full',
-    `--format=%ct${FIELD}%D${FIELD}%s`,
+    ...LOG,
   ]);
   if (result.code !== 0) {
     // A repository without a single commit (an init that never finished) has nothing to log.
@@ -114,11 +143,17 @@ export async function readCommits(gitdir: string): Promise<CommitFacts> {
     }
     throw new Error(`git log in ${gitdir} failed (${result.code}): ${lastLine(result.stderr)}`);
   }
+  return parseLog(result.stdout);
+}
+
+const LOG = ['log', '--all', '-z', '--no-color', '--decorate=full', `--format=%ct${FIELD}%D${FIELD}%s`];
+
+function parseLog(stdout: string): CommitFacts {
   const subjects = new Set<string>();
   const branches = new Set<string>();
   let count = 0;
   let newestMs: number | null = null;
-  for (const record of result.stdout.split('\0')) {
+  for (const record of stdout.split('\0')) {
     if (record.trim() === '') continue;
     const [time, refs, ...rest] = record.replace(/^\n/, '').split(FIELD);
     count += 1;
