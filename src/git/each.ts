@@ -26,8 +26,6 @@ export interface EachAnswer {
 export interface EachOptions {
   /** The shell (with git inside it) is stopped after this long without printing anything. */
   silenceLimitMs?: number;
-  /** For tests: the nonce is otherwise drawn at random for each batch. */
-  nonce?: string;
 }
 
 /** Folders the shell can be given: absolute, and text that is exactly their bytes. */
@@ -63,7 +61,7 @@ export function runGitInEach(
   args: readonly string[],
   options: EachOptions = {},
 ): Promise<Array<EachAnswer | null>> {
-  const nonce = options.nonce ?? randomBytes(16).toString('hex');
+  const nonce = randomBytes(16).toString('hex');
   const silenceLimitMs = options.silenceLimitMs ?? DEFAULT_SILENCE_LIMIT_MS;
   for (const folder of folders) if (!canRunInEach(folder)) throw new Error(`${folder} cannot be given to the shell`);
   return new Promise((resolve) => {

@@ -49,7 +49,8 @@ export async function readShadowRepos(folders: readonly string[]): Promise<Shado
   const batched = logged.filter((facts) => canRunInEach(facts.folder));
   const answers = new Map<ShadowRepoFacts, EachAnswer | null>();
   const batches: ShadowRepoFacts[][] = [];
-  for (let k = 0; k < batched.length; k += LOGS_PER_SHELL) batches.push(batched.slice(k, k + LOGS_PER_SHELL));
+  const size = Math.min(LOGS_PER_SHELL, Math.ceil(batched.length / SHELLS_AT_ONCE));
+  for (let k = 0; k < batched.length; k += size) batches.push(batched.slice(k, k + size));
   await mapLimit(batches, SHELLS_AT_ONCE, async (batch) => {
     const answered = await runGitInEach(
       batch.map((facts) => facts.folder),
@@ -69,7 +70,7 @@ export async function readShadowRepos(folders: readonly string[]): Promise<Shado
   return all;
 }
 
-/** A shell runs this many logs one after another; two shells at once keep both of a small host's CPUs busy. */
+/** A shell runs at most this many logs one after another; two shells at once keep both of a small host's CPUs busy. */
 const LOGS_PER_SHELL = 100;
 const SHELLS_AT_ONCE = 2;
 
