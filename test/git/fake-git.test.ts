@@ -52,6 +52,17 @@ function gone(pid: number): boolean {
 
 const pidOf = (pidFile: string): number => Number(readFileSync(pidFile, 'utf8').trim());
 
+/** What every git run starts with: hooks and fsmonitor off, any repository's owner trusted. */
+const SAFE_ARGUMENTS = ['-c', 'core.fsmonitor=false', '-c', 'safe.directory=*', '-c', 'core.hooksPath=/dev/null'];
+
+/** The environment a fake git printed: the runner's settings in it, and none of the `leaked` variables. */
+function expectScrubbed(env: string, leaked: RegExp): void {
+  const variables = env.split('\n');
+  expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
+  expect(variables).toContain('LC_ALL=C');
+  expect(variables.filter((line) => leaked.test(line))).toEqual([]);
+}
+
 /** Starts `git status` on a fake git in `mode` through an instance with an abort signal, and aborts it once git runs. */
 async function abortedRun(mode: string) {
   const fake = fakeGit();
@@ -160,19 +171,8 @@ describe('the git runner against a git that misbehaves', () => {
       () => runGit(['status'], { env: { PATH: fake.path, FAKE_GIT_MODE: 'argv' } }),
     );
     const [argv, env] = stdout.split('---\n') as [string, string];
-    expect(argv.split('\n').slice(0, 7)).toEqual([
-      '-c',
-      'core.fsmonitor=false',
-      '-c',
-      'safe.directory=*',
-      '-c',
-      'core.hooksPath=/dev/null',
-      'status',
-    ]);
-    const variables = env.split('\n');
-    expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
-    expect(variables).toContain('LC_ALL=C');
-    expect(variables.filter((line) => /^GIT_(DIR|INDEX_FILE)=/.test(line))).toEqual([]);
+    expect(argv.split('\n').slice(0, 7)).toEqual([...SAFE_ARGUMENTS, 'status']);
+    expectScrubbed(env, /^GIT_(DIR|INDEX_FILE)=/);
   });
 
   it.runIf(process.geteuid?.() === 0)('runs git as the owner it is given, in the folder it is given', async () => {
@@ -221,23 +221,8 @@ describe('git in many folders from one shell (src/git/each.ts) against a git tha
     for (const [k, answer] of answers.entries()) {
       expect(answer?.code).toBe(0);
       const [argv, env] = (answer?.stdout.toString() ?? '').split('---\n') as [string, string];
-      expect(argv.split('\n')).toEqual([
-        '-c',
-        'core.fsmonitor=false',
-        '-c',
-        'safe.directory=*',
-        '-c',
-        'core.hooksPath=/dev/null',
-        '-C',
-        folders[k],
-        'log',
-        '--all',
-        '',
-      ]);
-      const variables = env.split('\n');
-      expect(variables).toContain('GIT_OPTIONAL_LOCKS=0');
-      expect(variables).toContain('LC_ALL=C');
-      expect(variables.filter((line) => /^GIT_(DIR|WORK_TREE)=/.test(line))).toEqual([]);
+      expect(argv.split('\n')).toEqual([...SAFE_ARGUMENTS, '-C', folders[k], 'log', '--all', '']);
+      expectScrubbed(env, /^GIT_(DIR|WORK_TREE)=/);
     }
     const failed = await withProcessEnv({ PATH: fake.path, FAKE_GIT_MODE: 'fail' }, () =>
       runGitInEach(folders, ['log']),

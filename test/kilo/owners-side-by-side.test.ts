@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { itemAt } from '../helpers/pass.js';
-import { pass } from '../helpers/pass.js';
+import { gitWrapper } from '../helpers/git-wrapper.js';
+import { itemAt, pass } from '../helpers/pass.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';
 import { addKiloWorktree, kiloPaths, makeRepo, makeSnapshot, projectIdOf, removeKiloWorktree } from './fixtures.js';
@@ -44,21 +43,14 @@ describe('kilo: owner repositories of several data folders', () => {
       homes.push(home);
     }
     // A git that takes its time to find a repository's root, and notes when each such run starts and ends.
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    const bin = path.join(root, 'bin');
     const log = path.join(root, 'toplevel.log');
-    mkdirSync(bin);
-    writeFileSync(
-      path.join(bin, 'git'),
-      `#!/bin/sh
-case " $* " in *" --show-toplevel "*)
+    const bin = gitWrapper(
+      root,
+      `case " $* " in *" --show-toplevel "*)
   echo "start $(date +%s%N)" >> '${log}'; sleep 0.4
-  '${realGit}' "$@"; code=$?
+  "$REAL_GIT" "$@"; code=$?
   echo "end $(date +%s%N)" >> '${log}'; exit $code;;
-esac
-exec '${realGit}' "$@"
-`,
-      { mode: 0o755 },
+esac`,
     );
 
     const { report, exitCode } = await withProcessEnv({ PATH: `${bin}:${process.env.PATH}` }, () =>

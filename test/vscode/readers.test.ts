@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,6 +11,7 @@ import { HISTORY_SETTLE_MS, settleHistory, type HistoryRead } from '../../src/pr
 import { readCommits, readShadowRepos } from '../../src/providers/vscode/shadow-repo.js';
 import { readExtensionState } from '../../src/providers/vscode/state-db.js';
 import { put } from '../helpers/fs-fixtures.js';
+import { gitWrapper } from '../helpers/git-wrapper.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';
 import { git, makeShadowRepo, writeInstalledExtensions, writeStateDb } from './fixtures.js';
@@ -153,15 +153,8 @@ describe('shadow repositories read many at once', () => {
     folders.push(broken);
 
     // A git that notes which program started it: the shell, or this process.
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    const bin = path.join(dir, 'bin');
     const log = path.join(dir, 'parents.log');
-    mkdirSync(bin);
-    writeFileSync(
-      path.join(bin, 'git'),
-      `#!/bin/sh\necho "$(cat /proc/$PPID/comm) $*" >> '${log}'\nexec '${realGit}' "$@"\n`,
-      { mode: 0o755 },
-    );
+    const bin = gitWrapper(dir, `echo "$(cat /proc/$PPID/comm) $*" >> '${log}'`);
     const many = await withProcessEnv({ PATH: `${bin}:${process.env.PATH}` }, () => readShadowRepos(folders));
 
     expect(many.map((facts) => facts.folder)).toEqual(folders);

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listKeepingRefs, readAncestry } from '../../src/worktree/ancestry.js';
@@ -11,6 +10,7 @@ import { readWorktreeLink, type WorktreeLink } from '../../src/worktree/link.js'
 import { readWorktreeStatus, readWorktreeStatuses } from '../../src/worktree/status.js';
 import { findSubmodule, indexFromGit, readWorktreeIndex } from '../../src/worktree/submodules.js';
 import { put } from '../helpers/fs-fixtures.js';
+import { gitWrapper } from '../helpers/git-wrapper.js';
 import { tempDir } from '../helpers/temp.js';
 import { addWorktree, commitFile, makeRepo, sh } from './git-fixtures.js';
 
@@ -276,11 +276,8 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
   it("turns off git's preload threads only where the batches at once are as many as the CPUs", async () => {
     const dir = tempDir();
     const trees = threeWorktrees(dir);
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    const bin = path.join(dir, 'bin');
     const log = path.join(dir, 'calls.log');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const bin = gitWrapper(dir, `echo "$*" >> '${log}'`);
     process.env.PATH = `${bin}:${savedPath}`;
     const batchesIn = () =>
       readFileSync(log, 'utf8')
@@ -318,23 +315,16 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
   it('never trusts the answer a failed batch was cut short in: that worktree is asked again alone', async () => {
     const dir = tempDir();
     const trees = threeWorktrees(dir);
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    const bin = path.join(dir, 'bin');
-    mkdirSync(bin);
     // A for-each-repo that answers the first two, then dies partway through the third's answer.
-    writeFileSync(
-      path.join(bin, 'git'),
+    const bin = gitWrapper(
+      dir,
       [
-        '#!/bin/sh',
         'case " $* " in',
-        `  *" for-each-repo "*) for w in '${trees[0]}' '${trees[1]}'; do '${realGit}' -C "$w" status --porcelain=v2 --branch -z --untracked-files=all; done`,
-        `    printf '# branch.oid %s\\0# branch.head agent/three\\0' "$('${realGit}' -C '${trees[2]}' rev-parse HEAD)"; exit 128;;`,
+        `  *" for-each-repo "*) for w in '${trees[0]}' '${trees[1]}'; do "$REAL_GIT" -C "$w" status --porcelain=v2 --branch -z --untracked-files=all; done`,
+        `    printf '# branch.oid %s\\0# branch.head agent/three\\0' "$("$REAL_GIT" -C '${trees[2]}' rev-parse HEAD)"; exit 128;;`,
         'esac',
-        `exec '${realGit}' "$@"`,
-        '',
       ].join('\n'),
     );
-    chmodSync(path.join(bin, 'git'), 0o755);
     process.env.PATH = `${bin}:${savedPath}`;
 
     const answers = await readWorktreeStatuses(trees, 1);
