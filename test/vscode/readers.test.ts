@@ -139,7 +139,7 @@ describe('shadow repositories read many at once', () => {
       makeShadowRepo(path.join(dir, 'one'), { ...spec, checkpoints: ['checkpoint-1-a'], branches: ['task-a'] }),
       makeShadowRepo(path.join(dir, 'empty'), { ...spec, checkpoints: [], initialSubject: null }),
       // A name the shell must take as it is, never as code.
-      makeShadowRepo(path.join(dir, `it's $(touch ${path.join(dir, 'pwned')}) "two"`), {
+      makeShadowRepo(path.join(dir, `it's $(touch ${path.join(dir, 'pwned')}) "two"\n\tthree`), {
         ...spec,
         checkpoints: ['checkpoint-2-b', 'checkpoint-2-c'],
       }),
@@ -154,7 +154,7 @@ describe('shadow repositories read many at once', () => {
 
     // A git that notes which program started it: the shell, or this process.
     const log = path.join(dir, 'parents.log');
-    const bin = gitWrapper(dir, `echo "$(cat /proc/$PPID/comm) $*" >> '${log}'`);
+    const bin = gitWrapper(dir, `printf '%s %s\\0' "$(cat /proc/$PPID/comm)" "$*" >> '${log}'`);
     const many = await withProcessEnv({ PATH: `${bin}:${process.env.PATH}` }, () => readShadowRepos(folders));
 
     expect(many.map((facts) => facts.folder)).toEqual(folders);
@@ -168,7 +168,7 @@ describe('shadow repositories read many at once', () => {
     expect(many[4]).toMatchObject({ gitdirIsFolder: false, commits: null, strayEntries: ['file'] });
     expect(existsSync(path.join(dir, 'pwned'))).toBe(false);
     // One shell ran the five logs; only the failed one was started again, from this process.
-    const starts = readFileSync(log, 'utf8').trim().split('\n');
+    const starts = readFileSync(log, 'utf8').split('\0').slice(0, -1);
     expect(starts.filter((line) => line.startsWith('sh '))).toHaveLength(5);
     expect(starts.filter((line) => !line.startsWith('sh '))).toEqual([
       expect.stringMatching(new RegExp(`^node .*--git-dir ${broken}/\\.git `)),
