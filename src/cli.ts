@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Start-up cost is paid by every `run` from cron or a timer: this file statically imports only
 // what every invocation needs. A command's module (and with it zod, yaml, pino, SQLite, the
-// providers, the metrics) is imported when that command runs, and `--version` skips even yargs.
+// providers, the metrics) is imported when that command runs. `--version` alone never gets here:
+// dist/cli.js, the launcher scripts/bundle.mjs writes, answers it without loading this bundle.
 import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
 import { VERSION } from './core/version.js';
 
@@ -12,11 +13,6 @@ const EXIT_FAILED = 1;
 
 /** The one place typed errors become exit codes. */
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 1 && argv[0] === '--version') {
-    // What yargs prints for it, without loading yargs.
-    process.stdout.write(`${VERSION}\n`);
-    return EXIT_OK;
-  }
   const [{ default: yargs }, { withPassOptions }] = await Promise.all([
     import('yargs'),
     import('./commands/options.js'),

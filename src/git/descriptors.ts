@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { closeSync, openPathSync } from '../safety/fs.js';
 import type { Owner } from '../safety/owner.js';
-import { gitEnvironment, SAFE_CONFIG } from './runner.js';
+import { gitEnvironment, SAFE_ARGUMENTS } from './runner.js';
 import { stopChild } from './stop.js';
 
 /**
@@ -42,7 +42,7 @@ export function runWithDescriptors(args: readonly string[], run: DescriptorRun):
     try {
       const cwd = run.cwd === undefined ? '/' : run.cwd.isWellFormed() ? run.cwd : handOver(run.cwd);
       for (const arg of args) passed.push(arg.isWellFormed() ? arg : handOver(arg));
-      child = spawn('git', [...SAFE_CONFIG.flatMap((setting) => ['-c', setting]), ...passed], {
+      child = spawn('git', [...SAFE_ARGUMENTS, ...passed], {
         cwd,
         env: gitEnvironment(run.env),
         stdio: ['pipe', 'pipe', 'pipe', ...fds],

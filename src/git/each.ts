@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_CONFIG } from './runner.js';
-import { STOP_GRACE_MS, stopChild } from './stop.js';
+import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_ARGUMENTS } from './runner.js';
+import { onSilence, STOP_GRACE_MS, stopChild } from './stop.js';
 
 /**
  * The same git command in many folders, each run started by one small shell (`sh`), not by this
@@ -36,7 +36,7 @@ export function canRunInEach(folder: string): boolean {
 const quote = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;
 
 function script(args: readonly string[]): string {
-  const git = ['git', ...SAFE_CONFIG.flatMap((setting) => ['-c', setting])].map(quote).join(' ');
+  const git = ['git', ...SAFE_ARGUMENTS].map(quote).join(' ');
   const rest = args.map(quote).join(' ');
   // $1 is the nonce; each folder is printed by index, never read back.
   return [
@@ -79,21 +79,10 @@ export function runGitInEach(
       return;
     }
     const out: Buffer[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => stopChild(child, STOP_GRACE_MS, { group: true }), silenceLimitMs);
-    };
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out.push(chunk);
-      arm();
-    });
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    onSilence(child, silenceLimitMs, () => stopChild(child, STOP_GRACE_MS, { group: true }));
     child.on('error', () => {});
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve(splitAnswers(Buffer.concat(out), nonce, folders.length));
-    });
-    arm();
+    child.on('close', () => resolve(splitAnswers(Buffer.concat(out), nonce, folders.length)));
   });
 }
 

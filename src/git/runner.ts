@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { GitPluginError, GitError as SimpleGitError, type SimpleGit, simpleGit } from 'simple-git';
 import type { Owner } from '../safety/owner.js';
 import { scrubGitEnvironment } from './environment.js';
-import { stopChild } from './stop.js';
+import { onSilence, stopChild } from './stop.js';
 
 /**
  * How agent-janitor runs git: a simple-git instance built by `createGit` from the settings every
@@ -13,6 +13,9 @@ import { stopChild } from './stop.js';
 
 /** A repository's own config must never make git run a program of its choosing on our behalf. */
 export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null'];
+
+/** The same as git's leading `-c` arguments, for the runs that start git without simple-git. */
+export const SAFE_ARGUMENTS: readonly string[] = SAFE_CONFIG.flatMap((setting) => ['-c', setting]);
 
 /** How long git may go without printing anything before it is killed. */
 export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
@@ -160,23 +163,13 @@ function killSurely(silenceLimitMs: number, abort: AbortSignal | undefined) {
   return {
     type: 'spawn.after' as const,
     action(_input: undefined, { spawned, kill }: SpawnedRun): void {
-      let timer: NodeJS.Timeout | undefined;
-      const arm = (): void => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          kill(new GitPluginError(undefined, 'timeout', `killed after ${silenceLimitMs} ms without output`));
-          stopChild(spawned);
-        }, silenceLimitMs);
-      };
-      const aborted = (): void => stopChild(spawned);
-      spawned.stdout?.on('data', arm);
-      spawned.stderr?.on('data', arm);
-      abort?.addEventListener('abort', aborted);
-      spawned.on('close', () => {
-        clearTimeout(timer);
-        abort?.removeEventListener('abort', aborted);
+      onSilence(spawned, silenceLimitMs, () => {
+        kill(new GitPluginError(undefined, 'timeout', `killed after ${silenceLimitMs} ms without output`));
+        stopChild(spawned);
       });
-      arm();
+      const aborted = (): void => stopChild(spawned);
+      abort?.addEventListener('abort', aborted);
+      spawned.on('close', () => abort?.removeEventListener('abort', aborted));
     },
   };
 }

@@ -42,3 +42,19 @@ export function stopChild(child: ChildProcess, graceMs = STOP_GRACE_MS, { group 
   });
   if (group || !child.killed) signal('SIGINT');
 }
+
+/**
+ * Calls `stop` once the child has printed nothing (on stdout or stderr) for `silenceMs`; the clock
+ * starts again at every chunk and stops when the child's output closes.
+ */
+export function onSilence(child: ChildProcess, silenceMs: number, stop: () => void): void {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(stop, silenceMs);
+  };
+  child.stdout?.on('data', arm);
+  child.stderr?.on('data', arm);
+  child.once('close', () => clearTimeout(timer));
+  arm();
+}

@@ -54,7 +54,7 @@ export async function readShadowRepos(folders: readonly string[]): Promise<Shado
   await mapLimit(batches, SHELLS_AT_ONCE, async (batch) => {
     const answered = await runGitInEach(
       batch.map((facts) => facts.folder),
-      ['-c', 'log.showSignature=false', '--git-dir', '.git', '--work-tree', '.', ...LOG],
+      logOf('.git', '.'),
     );
     for (const [k, facts] of batch.entries()) answers.set(facts, answered[k] ?? null);
   });
@@ -126,17 +126,7 @@ const FIELD = '\x1f';
  * no error), no optional lock is taken, and signatures are not checked.
  */
 export async function readCommits(gitdir: string): Promise<CommitFacts> {
-  const result = await runGit([
-    '-c',
-    'log.showSignature=false',
-    '--git-dir',
-    gitdir,
-    // git checks that core.worktree's folder can be reached even for a log, and the workspace may be
-    // long gone with its parents: the repository's own folder stands in (a log reads no worktree).
-    '--work-tree',
-    path.dirname(gitdir),
-    ...LOG,
-  ]);
+  const result = await runGit(logOf(gitdir, path.dirname(gitdir)));
   if (result.code !== 0) {
     // A repository without a single commit (an init that never finished) has nothing to log.
     if (/does not have any commits yet|bad default revision|unknown revision/.test(result.stderr)) {
@@ -147,7 +137,25 @@ export async function readCommits(gitdir: string): Promise<CommitFacts> {
   return parseLog(result.stdout);
 }
 
-const LOG = ['log', '--all', '-z', '--no-color', '--decorate=full', `--format=%ct${FIELD}%D${FIELD}%s`];
+/** The log of the repository in `gitdir`, with `worktree` standing in for its work tree. */
+function logOf(gitdir: string, worktree: string): string[] {
+  return [
+    '-c',
+    'log.showSignature=false',
+    '--git-dir',
+    gitdir,
+    // git checks that core.worktree's folder can be reached even for a log, and the workspace may be
+    // long gone with its parents: the repository's own folder stands in (a log reads no worktree).
+    '--work-tree',
+    worktree,
+    'log',
+    '--all',
+    '-z',
+    '--no-color',
+    '--decorate=full',
+    `--format=%ct${FIELD}%D${FIELD}%s`,
+  ];
+}
 
 function parseLog(stdout: string): CommitFacts {
   const subjects = new Set<string>();
