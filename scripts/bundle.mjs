@@ -1,11 +1,14 @@
-// Bundles the CLI into dist/chunks/cli.js (and a chunk per lazily imported command), so a start
-// reads a few modules instead of hundreds, and writes dist/cli.js, the command, as a small
-// CommonJS launcher: `--version` answers there, and anything else imports the bundle. An ES module
-// entry costs Node's ES module loader even for `--version` (1.08-1.12 x `node -e 0` on the bench
-// machine for an entry that only writes a line, 1.00-1.02 x as CommonJS). tsc has already compiled
+// Bundles the CLI into one CommonJS file, dist/chunks/cli.cjs, so a start reads one module, and
+// copies the launcher (scripts/launcher.cjs) to dist/cli.js, the command. Then it runs one
+// report-only pass over an empty home through the launcher to record V8's code cache of the
+// bundle (dist/chunks/cli.code-cache), and checks that V8 accepts it. tsc has already compiled
 // every module into dist/ (the type check, the Kilo heartbeat worker, the modules the bench probes
 // import): those stay ES modules through a package.json of their own in each of dist/'s folders.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -29,23 +32,24 @@ rmSync(new URL('chunks/', dist), { recursive: true, force: true });
 await build({
   absWorkingDir: new URL('.', root).pathname,
   entryPoints: ['src/cli.ts'],
-  outdir: 'dist',
-  entryNames: 'chunks/[name]',
-  chunkNames: 'chunks/[name]-[hash]',
+  outfile: 'dist/chunks/cli.cjs',
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  // One script, so one code cache: a command's modules are still run only when it is (esbuild
+  // wraps a lazily imported module in a function called at its import).
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // The native SQLite addon is loaded from node_modules; pino finds its worker files there;
-  // prom-client's modules require each other in a cycle that a bundle does not keep intact.
-  external: ['better-sqlite3', 'pino', 'pino-pretty', 'prom-client'],
+  // The native SQLite addon is loaded from node_modules; pino-pretty (for a person at a terminal)
+  // stays there with its colour and date libraries; prom-client's modules require each other in a
+  // cycle that a bundle does not keep intact. pino itself is bundled: no pass starts a transport,
+  // the one part of it that needs its files on disk.
+  external: ['better-sqlite3', 'pino-pretty', 'prom-client'],
   // Help text is ASCII: its layout needs no Unicode width tables.
   alias: { 'string-width': './src/util/text-width.ts' },
-  // Dependencies that are CommonJS call require(); an ES module has none of its own.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
-  },
+  // The modules that find files beside themselves (the Kilo heartbeat worker, SQLite's driver)
+  // get the bundle's own address.
+  define: { 'import.meta.url': '__bundle_url' },
+  banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [versionInline],
   minifyWhitespace: true,
   minifySyntax: true,
@@ -53,23 +57,52 @@ await build({
   logLevel: 'warning',
 });
 
+// The launcher runs the bundle as a script compiled from a code cache, and such a script has no
+// import() (Node 20 loses the callback with the cache): what the bundle loads from node_modules it
+// must load with require().
+const bundled = readFileSync(new URL('chunks/cli.cjs', dist), 'utf8');
+if (/\bimport\(/.test(bundled))
+  throw new Error('dist/chunks/cli.cjs calls import(): load that module with createRequire(import.meta.url) instead');
+
 const asModule = `${JSON.stringify({ type: 'module' })}\n`;
 writeFileSync(new URL('package.json', dist), `${JSON.stringify({ type: 'commonjs' })}\n`);
 for (const entry of readdirSync(dist, { withFileTypes: true }))
   if (entry.isDirectory()) writeFileSync(new URL(`${entry.name}/package.json`, dist), asModule);
 // tsc's own dist/cli.js (and its map) give way to the launcher.
 rmSync(new URL('cli.js.map', dist), { force: true });
-writeFileSync(
-  new URL('cli.js', dist),
-  `#!/usr/bin/env node
-'use strict';
-// Written by scripts/bundle.mjs. What yargs prints for --version, without loading anything.
-const args = process.argv.slice(2);
-if (args.length === 1 && args[0] === '--version') process.stdout.write(${JSON.stringify(`${version}\n`)});
-else
-  import('./chunks/cli.js').catch((err) => {
-    process.stderr.write(\`agent-janitor: \${err && err.message}\\n\`);
-    process.exitCode = 1;
-  });
-`,
-);
+const launcher = readFileSync(new URL('scripts/launcher.cjs', root), 'utf8');
+if (!launcher.includes("'@VERSION@'")) throw new Error('scripts/launcher.cjs: the version placeholder is missing');
+writeFileSync(new URL('cli.js', dist), launcher.replace("'@VERSION@'", JSON.stringify(version)));
+
+recordCodeCache(new URL('cli.js', dist).pathname);
+
+/** One report-only pass over an empty home, then a check that V8 takes the cache it left. */
+function recordCodeCache(cli) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'agent-janitor-build-'));
+  try {
+    const config = path.join(scratch, 'agent-janitor.yaml');
+    mkdirSync(path.join(scratch, 'home'));
+    writeFileSync(
+      config,
+      `homes: [${JSON.stringify(path.join(scratch, 'home'))}]\nreportDir: ${JSON.stringify(path.join(scratch, 'reports'))}\n`,
+    );
+    const pass = spawnSync(
+      process.execPath,
+      [cli, 'run', '--report-only', '--config', config, '--log-level', 'error'],
+      {
+        env: { ...process.env, AGENT_JANITOR_RECORD_CODE_CACHE: '1' },
+        encoding: 'utf8',
+      },
+    );
+    if (pass.status !== 0)
+      throw new Error(`recording the code cache: the pass exited ${pass.status}: ${pass.stderr.trim()}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const { bundleFile, cacheFile, compileBundle, readProvenCache } = createRequire(import.meta.url)(cli);
+  const dir = path.dirname(cli);
+  const code = readFileSync(bundleFile(dir));
+  const cachedData = readProvenCache(cacheFile(dir), code);
+  if (!cachedData || compileBundle(bundleFile(dir), code, cachedData).cachedDataRejected)
+    throw new Error(`${cacheFile(dir)}: V8 does not accept the code cache just recorded`);
+}

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // Start-up cost is paid by every `run` from cron or a timer: this file statically imports only
 // what every invocation needs. A command's module (and with it zod, yaml, pino, SQLite, the
 // providers, the metrics) is imported when that command runs. `--version` alone never gets here:

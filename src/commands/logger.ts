@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { escapedLogFields } from '../core/escape.js';
@@ -14,8 +15,9 @@ const formatters = { log: escapedLogFields };
  */
 export async function createLogger(level: LogLevel, progress?: TerminalProgress | null): Promise<Logger> {
   if (process.stderr.isTTY) {
-    // pino-pretty and its colour and date libraries are loaded only for a person at a terminal.
-    const { default: pretty } = await import('pino-pretty');
+    // pino-pretty and its colour and date libraries are loaded only for a person at a terminal,
+    // with require(): the bundle is compiled from a code cache, and such a script cannot import().
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
     const destination = progress ? besideProgress(progress) : 2;
     return pino({ level, formatters }, pretty({ destination, sync: true, colorize: true }));
   }

@@ -1,6 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
@@ -8,19 +10,54 @@ import { tempDir } from '../helpers/temp.js';
 const DIST = path.dirname(CLI);
 const VERSION = JSON.parse(readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')).version as string;
 
+/** What dist/cli.js exports when it is required instead of run. */
+interface Launcher {
+  bundleFile(dir: string): string;
+  cacheFile(dir: string): string;
+  compileBundle(file: string, code: Buffer, cachedData?: Buffer): Script;
+  readProvenCache(file: string, code: Buffer): Buffer | undefined;
+}
+const launcher = createRequire(import.meta.url)(CLI) as Launcher;
+
+/** The launcher and its package.json in a folder of their own, with the given bundle beside them. */
+function launcherWith(bundle?: string): string {
+  const dir = tempDir('aj-launcher-');
+  copyFileSync(CLI, path.join(dir, 'cli.js'));
+  copyFileSync(path.join(DIST, 'package.json'), path.join(dir, 'package.json'));
+  if (bundle !== undefined) {
+    mkdirSync(path.join(dir, 'chunks'));
+    writeFileSync(launcher.bundleFile(dir), bundle);
+  }
+  return dir;
+}
+
+/** A bundle that exports its word, and prints it when run as the command (SAY is set for the child). */
+const saying = (word: string) => `module.exports = "${word}"; if (process.env.SAY) process.stdout.write("${word}\\n");`;
+
+const node = (dir: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [path.join(dir, 'cli.js'), 'run'], {
+    encoding: 'utf8',
+    env: { ...process.env, SAY: '1', ...env },
+  });
+
+/** Runs a bundle the way the launcher does, in this process, and returns what it exported. */
+function exportsOf(dir: string, code: Buffer, cachedData: Buffer | undefined): unknown {
+  const file = launcher.bundleFile(dir);
+  const module = { exports: {} as unknown };
+  launcher.compileBundle(file, code, cachedData).runInThisContext()(module.exports, require, module, file, dir);
+  return module.exports;
+}
+
 describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
   it('answers --version without loading the bundle, and names a bundle that will not load in one line', () => {
-    // The launcher and its package.json alone, without dist/chunks/.
-    const alone = tempDir('aj-launcher-');
-    copyFileSync(CLI, path.join(alone, 'cli.js'));
-    copyFileSync(path.join(DIST, 'package.json'), path.join(alone, 'package.json'));
+    const alone = launcherWith();
     const cli = path.join(alone, 'cli.js');
 
     expect(execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' })).toBe(`${VERSION}\n`);
     const run = spawnSync(process.execPath, [cli, 'run', '--report-only'], { encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^agent-janitor: Cannot find module .*chunks/),
+      expect.stringMatching(/^agent-janitor: ENOENT: no such file or directory, open '.*chunks\/cli\.cjs'$/),
     ]);
   });
 
@@ -33,5 +70,46 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
     expect(execFileSync(process.execPath, [CLI, '--version', '--help'], { encoding: 'utf8' })).toContain(
       'agent-janitor',
     );
+  });
+
+  it('starts the build’s bundle from the code cache recorded with it, which V8 accepts', () => {
+    const code = readFileSync(launcher.bundleFile(DIST));
+    const cachedData = launcher.readProvenCache(launcher.cacheFile(DIST), code);
+    expect(cachedData?.length).toBeGreaterThan(100_000);
+    expect(launcher.compileBundle(launcher.bundleFile(DIST), code, cachedData).cachedDataRejected).toBe(false);
+  });
+
+  it('never runs a cache recorded from another bundle of the same length, which V8 itself would run', () => {
+    const dir = launcherWith(saying('old'));
+    expect(node(dir, { AGENT_JANITOR_RECORD_CODE_CACHE: '1' }).stdout).toBe('old\n');
+    const recorded = readFileSync(launcher.cacheFile(dir));
+
+    const changed = saying('new');
+    writeFileSync(launcher.bundleFile(dir), changed);
+    const code = Buffer.from(changed);
+    // The premise: V8 checks the length of the source a cache was made from, not its text.
+    const stale = recorded.subarray(32);
+    expect(launcher.compileBundle(launcher.bundleFile(dir), code, stale).cachedDataRejected).toBe(false);
+    expect(exportsOf(dir, code, stale)).toBe('old');
+
+    expect(launcher.readProvenCache(launcher.cacheFile(dir), code)).toBeUndefined();
+    expect(node(dir)).toMatchObject({ status: 0, stdout: 'new\n', stderr: '' });
+  });
+
+  it('compiles without a cache that is damaged, cut short or missing', () => {
+    const bundle = saying('ran');
+    const dir = launcherWith(bundle);
+    node(dir, { AGENT_JANITOR_RECORD_CODE_CACHE: '1' });
+    const recorded = readFileSync(launcher.cacheFile(dir));
+    expect(launcher.readProvenCache(launcher.cacheFile(dir), Buffer.from(bundle))).toEqual(recorded.subarray(32));
+
+    const damaged = Buffer.from(recorded);
+    const last = damaged.length - 1;
+    damaged.writeUInt8(damaged.readUInt8(last) ^ 0xff, last);
+    for (const content of [damaged, recorded.subarray(0, 32), Buffer.alloc(0)]) {
+      writeFileSync(launcher.cacheFile(dir), content);
+      expect(launcher.readProvenCache(launcher.cacheFile(dir), Buffer.from(bundle))).toBeUndefined();
+      expect(node(dir)).toMatchObject({ status: 0, stdout: 'ran\n', stderr: '' });
+    }
   });
 });

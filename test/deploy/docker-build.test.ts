@@ -116,6 +116,7 @@ describe('Dockerfile', () => {
       'src/cli.ts',
       'scripts/make-executable.mjs',
       'scripts/bundle.mjs',
+      'scripts/launcher.cjs',
       'deploy/docker/healthcheck.mjs',
     ]) {
       expect(keep(needed), needed).toBe(true);

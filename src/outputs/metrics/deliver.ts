@@ -31,9 +31,9 @@ export async function deliverMetrics(config: EffectiveConfig, outcome: PassOutco
   const gateway = config.metrics.pushgateway;
   if (gateway) {
     try {
-      const [{ renderLastPass }, { Registry }] = await Promise.all([loadRenderer(), import('prom-client')]);
+      const { renderLastPass, LAST_PASS_CONTENT_TYPE } = await loadRenderer();
       const text = await renderLastPass(outcome, outcome.exitCode === 0 ? passSeconds : null);
-      await pushMetrics(gateway, outcome.report?.host ?? os.hostname(), text, Registry.PROMETHEUS_CONTENT_TYPE);
+      await pushMetrics(gateway, outcome.report?.host ?? os.hostname(), text, LAST_PASS_CONTENT_TYPE);
       log.debug({ pushgateway: gateway.url, job: gateway.job }, 'metrics pushed');
     } catch (err) {
       errors.push(errorMessage(err));

@@ -93,6 +93,9 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
 }
 
 /** The last pass's gauges in the Prometheus text format. */
+/** The media type of what renderLastPass writes, for the Pushgateway's request. */
+export const LAST_PASS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
 export function renderLastPass(outcome: PassOutcome, lastSuccessSeconds: number | null): Promise<string> {
   return lastPassRegistry(outcome, lastSuccessSeconds).metrics();
 }
