@@ -2,7 +2,8 @@ import type { Report, ReportItem } from '../core/types.js';
 import { formatBytes } from './format.js';
 
 /** The human summary: totals, then unfinished work first, then refusals, then deletions. */
-export function renderMarkdown(report: Report): string {
+/** report.md, one string per line: written a batch at a time, never made whole. */
+export function markdownLines(report: Report): string[] {
   const t = report.totals;
   const lines: string[] = [
     `# agent-janitor report (${report.mode})`,
@@ -49,7 +50,12 @@ export function renderMarkdown(report: Report): string {
     'Kept',
     report.items.filter((i) => i.verdict === 'kept'),
   );
-  return `${lines.join('\n')}\n`;
+  lines.push('');
+  return lines;
+}
+
+export function renderMarkdown(report: Report): string {
+  return markdownLines(report).join('\n');
 }
 
 function section(lines: string[], title: string, items: ReportItem[]): void {

@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { Report, ReportItem } from '../core/types.js';
 import { appendFile, mkdir, readFileOrNull, writeFileAtomic } from '../safety/fs.js';
 import { escapedItem } from '../core/escape.js';
-import { renderMarkdown } from './markdown.js';
+import { markdownLines } from './markdown.js';
+import { reportJsonPieces } from './report-json.js';
 
 export const REPORT_JSON = 'report.json';
 const REPORT_MD = 'report.md';
@@ -11,8 +12,8 @@ const AUDIT_LOG = 'audit.jsonl';
 /** Replaces report.json and report.md atomically. */
 export async function writeReport(reportDir: string, report: Report): Promise<void> {
   await mkdir(reportDir, 0o755);
-  await writeFileAtomic(path.join(reportDir, REPORT_JSON), `${JSON.stringify(report, null, 2)}\n`);
-  await writeFileAtomic(path.join(reportDir, REPORT_MD), renderMarkdown(report));
+  await writeFileAtomic(path.join(reportDir, REPORT_JSON), reportJsonPieces(report));
+  await writeFileAtomic(path.join(reportDir, REPORT_MD), linesOf(markdownLines(report)));
 }
 
 /** Appends one deletion to audit.jsonl, as one write of one line. */
@@ -34,4 +35,8 @@ export async function readLatestReport(reportDir: string): Promise<{ json: strin
   const json = await readFileOrNull(path.join(reportDir, REPORT_JSON));
   if (json === null) return null;
   return { json, markdown: await readFileOrNull(path.join(reportDir, REPORT_MD)) };
+}
+
+function* linesOf(lines: string[]): Generator<string> {
+  for (const [index, line] of lines.entries()) yield index < lines.length - 1 ? `${line}\n` : line;
 }

@@ -342,11 +342,12 @@ async function unlink(p: string): Promise<void> {
 }
 
 /** Writes a file so that a reader sees the old content or the new, never half: temp file, then rename. */
-export async function writeFileAtomic(p: string, data: string, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(p: string, data: string | Iterable<string>, mode = 0o644): Promise<void> {
   const temp = `${p}.tmp-${process.pid}-${Date.now()}`;
   const handle = await open(temp, 'w', mode);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string') await handle.writeFile(data);
+    else for (const batch of batches(data)) await writeWhole(handle, Buffer.from(batch));
     await handle.sync();
   } finally {
     await handle.close();
@@ -357,6 +358,34 @@ export async function writeFileAtomic(p: string, data: string, mode = 0o644): Pr
     await unlink(temp);
     throw err;
   }
+}
+
+const WRITE_BATCH_CHARS = 64 * 1024;
+
+/** A write may take less than it is given (a full disk takes what fits first): the rest follows. */
+async function writeWhole(handle: fsp.FileHandle, bytes: Buffer): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+    if (bytesWritten === 0) throw new Error('the file took no more bytes');
+    written += bytesWritten;
+  }
+}
+
+/** Pieces joined into strings of about WRITE_BATCH_CHARS, in order. */
+function* batches(pieces: Iterable<string>): Generator<string> {
+  let held: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    held.push(piece);
+    length += piece.length;
+    if (length >= WRITE_BATCH_CHARS) {
+      yield held.join('');
+      held = [];
+      length = 0;
+    }
+  }
+  if (length > 0) yield held.join('');
 }
 
 /**
