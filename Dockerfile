@@ -19,7 +19,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/make-executable.mjs scripts/bundle.mjs scripts/launcher.cjs scripts/
+COPY scripts/make-executable.mjs scripts/bundle.mjs scripts/launcher.cjs scripts/code-cache.cjs scripts/
 COPY src/ src/
 RUN npm run build
 

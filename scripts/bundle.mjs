@@ -1,11 +1,12 @@
 // Bundles the CLI into one CommonJS file, dist/chunks/cli.cjs, so a start reads one module, and
-// copies the launcher (scripts/launcher.cjs) to dist/cli.js, the command. Then it runs one
+// copies the launcher (scripts/launcher.cjs) to dist/cli.js, the command, with what starts the
+// bundle from its code cache (scripts/code-cache.cjs) in dist/chunks/. Then it runs one
 // report-only pass over an empty home through the launcher to record V8's code cache of the
 // bundle (dist/chunks/cli.code-cache), and checks that V8 accepts it. tsc has already compiled
 // every module into dist/ (the type check, the Kilo heartbeat worker, the modules the bench probes
 // import): those stay ES modules through a package.json of their own in each of dist/'s folders.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -73,6 +74,7 @@ rmSync(new URL('cli.js.map', dist), { force: true });
 const launcher = readFileSync(new URL('scripts/launcher.cjs', root), 'utf8');
 if (!launcher.includes("'@VERSION@'")) throw new Error('scripts/launcher.cjs: the version placeholder is missing');
 writeFileSync(new URL('cli.js', dist), launcher.replace("'@VERSION@'", JSON.stringify(version)));
+copyFileSync(new URL('scripts/code-cache.cjs', root), new URL('chunks/code-cache.cjs', dist));
 
 recordCodeCache(new URL('cli.js', dist).pathname);
 
@@ -99,8 +101,10 @@ function recordCodeCache(cli) {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  const { bundleFile, cacheFile, compileBundle, readProvenCache } = createRequire(import.meta.url)(cli);
   const dir = path.dirname(cli);
+  const { bundleFile, cacheFile, compileBundle, readProvenCache } = createRequire(import.meta.url)(
+    path.join(dir, 'chunks', 'code-cache.cjs'),
+  );
   const code = readFileSync(bundleFile(dir));
   const cachedData = readProvenCache(cacheFile(dir), code);
   if (!cachedData || compileBundle(bundleFile(dir), code, cachedData).cachedDataRejected)

@@ -10,14 +10,15 @@ import { tempDir } from '../helpers/temp.js';
 const DIST = path.dirname(CLI);
 const VERSION = JSON.parse(readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')).version as string;
 
-/** What dist/cli.js exports when it is required instead of run. */
-interface Launcher {
+/** What dist/chunks/code-cache.cjs exports. */
+interface CodeCache {
   bundleFile(dir: string): string;
   cacheFile(dir: string): string;
   compileBundle(file: string, code: Buffer, cachedData?: Buffer): Script;
   readProvenCache(file: string, code: Buffer): Buffer | undefined;
 }
-const launcher = createRequire(import.meta.url)(CLI) as Launcher;
+const CODE_CACHE = path.join(DIST, 'chunks', 'code-cache.cjs');
+const launcher = createRequire(import.meta.url)(CODE_CACHE) as CodeCache;
 
 /** The launcher and its package.json in a folder of their own, with the given bundle beside them. */
 function launcherWith(bundle?: string): string {
@@ -26,6 +27,7 @@ function launcherWith(bundle?: string): string {
   copyFileSync(path.join(DIST, 'package.json'), path.join(dir, 'package.json'));
   if (bundle !== undefined) {
     mkdirSync(path.join(dir, 'chunks'));
+    copyFileSync(CODE_CACHE, path.join(dir, 'chunks', 'code-cache.cjs'));
     writeFileSync(launcher.bundleFile(dir), bundle);
   }
   return dir;
@@ -57,6 +59,15 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
     const run = spawnSync(process.execPath, [cli, 'run', '--report-only'], { encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^agent-janitor: Cannot find module '\.\/chunks\/code-cache\.cjs'$/),
+    ]);
+
+    // The starter without the bundle it starts.
+    mkdirSync(path.join(alone, 'chunks'));
+    copyFileSync(CODE_CACHE, path.join(alone, 'chunks', 'code-cache.cjs'));
+    const noBundle = spawnSync(process.execPath, [cli, 'run', '--report-only'], { encoding: 'utf8' });
+    expect(noBundle.status).toBe(1);
+    expect(noBundle.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^agent-janitor: ENOENT: no such file or directory, open '.*chunks\/cli\.cjs'$/),
     ]);
   });
@@ -70,6 +81,10 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
     expect(execFileSync(process.execPath, [CLI, '--version', '--help'], { encoding: 'utf8' })).toContain(
       'agent-janitor',
     );
+    // Started by a process manager that requires the command instead of running it (pm2 does).
+    const wrapper = path.join(tempDir('aj-launcher-'), 'wrapper.cjs');
+    writeFileSync(wrapper, `require(${JSON.stringify(CLI)});\n`);
+    expect(execFileSync(process.execPath, [wrapper, '--help'], { encoding: 'utf8' })).toContain('Commands:');
   });
 
   it('starts the build’s bundle from the code cache recorded with it, which V8 accepts', () => {

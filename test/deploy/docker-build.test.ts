@@ -117,6 +117,7 @@ describe('Dockerfile', () => {
       'scripts/make-executable.mjs',
       'scripts/bundle.mjs',
       'scripts/launcher.cjs',
+      'scripts/code-cache.cjs',
       'deploy/docker/healthcheck.mjs',
     ]) {
       expect(keep(needed), needed).toBe(true);
