@@ -10,6 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -31,7 +32,7 @@ const dist = new URL('dist/', root);
 rmSync(new URL('chunks/', dist), { recursive: true, force: true });
 
 await build({
-  absWorkingDir: new URL('.', root).pathname,
+  absWorkingDir: fileURLToPath(root),
   entryPoints: ['src/cli.ts'],
   outfile: 'dist/chunks/cli.cjs',
   bundle: true,
@@ -76,7 +77,7 @@ if (!launcher.includes("'@VERSION@'")) throw new Error('scripts/launcher.cjs: th
 writeFileSync(new URL('cli.js', dist), launcher.replace("'@VERSION@'", JSON.stringify(version)));
 copyFileSync(new URL('scripts/code-cache.cjs', root), new URL('chunks/code-cache.cjs', dist));
 
-recordCodeCache(new URL('cli.js', dist).pathname);
+recordCodeCache(fileURLToPath(new URL('cli.js', dist)));
 
 /** One report-only pass over an empty home, then a check that V8 takes the cache it left. */
 function recordCodeCache(cli) {
