@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Report, ReportItem } from '../../src/core/types.js';
+import type { Report } from '../../src/core/types.js';
 import { renderMarkdown } from '../../src/outputs/markdown.js';
 import { writeReport } from '../../src/outputs/report-files.js';
 import { reportJsonPieces } from '../../src/outputs/report-json.js';
+import { item, report } from '../helpers/report-fixture.js';
 import { tempDir } from '../helpers/temp.js';
 
 // report.json and report.md are written a piece at a time; a reader must see exactly what the
@@ -22,28 +23,18 @@ const reportLike = fc.record({
   totals: fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 3 }),
 });
 
+/** A report of `count` items whose paths and details hold what escaping is for. */
 function bigReport(count: number): Report {
-  const item = (i: number): ReportItem => ({
-    provider: 'watchfire',
-    kind: 'session-home',
-    path: `/home/ana/.watchfire/homes/p-${i}|"\u00e9\udcff\n`,
-    bytes: i * 4096,
-    verdict: i % 3 === 0 ? 'kept' : 'would-delete',
-    reason: 'project-deleted',
-    detail: `ended ${i} days ago, \`quoted\` | piped`,
-  });
-  return {
-    schemaVersion: 1,
-    tool: { name: 'agent-janitor', version: '0.1.0' },
-    mode: 'report-only',
-    host: 'build-7',
-    startedAt: '2026-11-30T06:00:00.000Z',
-    finishedAt: '2026-11-30T06:00:04.000Z',
-    processCheck: { mode: 'auto', inspected: 312, uninspectable: 2, visible: true },
-    providers: [{ provider: 'watchfire', root: '/home/ana', ok: true }],
-    items: Array.from({ length: count }, (_, i) => item(i)),
-    totals: { reclaimedBytes: 1, deleted: 0, wouldDelete: 2, kept: 1, refused: 0, unfinished: 0, failed: 0 },
-  };
+  const items = Array.from({ length: count }, (_, i) =>
+    item({
+      path: `/home/ana/.watchfire/homes/p-${i}|"\u00e9\udcff\n`,
+      bytes: i * 4096,
+      verdict: i % 3 === 0 ? 'kept' : 'would-delete',
+      reason: 'project-deleted',
+      detail: `ended ${i} days ago, \`quoted\` | piped`,
+    }),
+  );
+  return report(items, { mode: 'report-only' });
 }
 
 describe('the report files, written in pieces', () => {
