@@ -1,8 +1,10 @@
 import type { Report, ReportItem } from '../core/types.js';
 import { formatBytes } from './format.js';
 
-/** The human summary: totals, then unfinished work first, then refusals, then deletions. */
-/** report.md, one string per line: written a batch at a time, never made whole. */
+/**
+ * report.md, the human summary: totals, then unfinished work first, then refusals, then deletions.
+ * One string per line, so that the file is written a batch at a time, never made whole.
+ */
 export function markdownLines(report: Report): string[] {
   const t = report.totals;
   const lines: string[] = [
@@ -54,6 +56,7 @@ export function markdownLines(report: Report): string[] {
   return lines;
 }
 
+/** The same summary as one string. */
 export function renderMarkdown(report: Report): string {
   return markdownLines(report).join('\n');
 }

@@ -347,7 +347,7 @@ export async function writeFileAtomic(p: string, data: string | Iterable<string>
   const handle = await open(temp, 'w', mode);
   try {
     if (typeof data === 'string') await handle.writeFile(data);
-    else for (const batch of batches(data)) await writeWhole(handle, Buffer.from(batch));
+    else for (const batch of batches(data)) await writeWhole(temp, handle, Buffer.from(batch));
     await handle.sync();
   } finally {
     await handle.close();
@@ -363,11 +363,11 @@ export async function writeFileAtomic(p: string, data: string | Iterable<string>
 const WRITE_BATCH_CHARS = 64 * 1024;
 
 /** A write may take less than it is given (a full disk takes what fits first): the rest follows. */
-async function writeWhole(handle: fsp.FileHandle, bytes: Buffer): Promise<void> {
+async function writeWhole(p: string, handle: fsp.FileHandle, bytes: Buffer): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-    if (bytesWritten === 0) throw new Error('the file took no more bytes');
+    if (bytesWritten === 0) throw new Error(`${p}: the file took no more bytes`);
     written += bytesWritten;
   }
 }

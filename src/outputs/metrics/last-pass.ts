@@ -92,10 +92,10 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
   return registry;
 }
 
-/** The last pass's gauges in the Prometheus text format. */
 /** The media type of what renderLastPass writes, for the Pushgateway's request. */
 export const LAST_PASS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
+/** The last pass's gauges in the Prometheus text format. */
 export function renderLastPass(outcome: PassOutcome, lastSuccessSeconds: number | null): Promise<string> {
   return lastPassRegistry(outcome, lastSuccessSeconds).metrics();
 }
