@@ -52,13 +52,12 @@ export function markdownLines(report: Report): string[] {
     'Kept',
     report.items.filter((i) => i.verdict === 'kept'),
   );
-  lines.push('');
   return lines;
 }
 
-/** The same summary as one string. */
+/** The same summary as one string, each line ended by a newline. */
 export function renderMarkdown(report: Report): string {
-  return markdownLines(report).join('\n');
+  return `${markdownLines(report).join('\n')}\n`;
 }
 
 function section(lines: string[], title: string, items: ReportItem[]): void {

@@ -38,5 +38,5 @@ export async function readLatestReport(reportDir: string): Promise<{ json: strin
 }
 
 function* linesOf(lines: string[]): Generator<string> {
-  for (const [index, line] of lines.entries()) yield index < lines.length - 1 ? `${line}\n` : line;
+  for (const line of lines) yield `${line}\n`;
 }
