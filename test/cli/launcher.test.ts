@@ -18,9 +18,9 @@ interface CodeCache {
   readProvenCache(file: string, code: Buffer): Buffer | undefined;
 }
 const CODE_CACHE = path.join(DIST, 'chunks', 'code-cache.cjs');
-const launcher = createRequire(import.meta.url)(CODE_CACHE) as CodeCache;
+const codeCache = createRequire(import.meta.url)(CODE_CACHE) as CodeCache;
 
-/** The launcher and its package.json in a folder of their own, with the given bundle beside them. */
+/** The launcher and its package.json in a folder of their own; with a bundle, the bundle and its starter in chunks/. */
 function launcherWith(bundle?: string): string {
   const dir = tempDir('aj-launcher-');
   copyFileSync(CLI, path.join(dir, 'cli.js'));
@@ -28,7 +28,7 @@ function launcherWith(bundle?: string): string {
   if (bundle !== undefined) {
     mkdirSync(path.join(dir, 'chunks'));
     copyFileSync(CODE_CACHE, path.join(dir, 'chunks', 'code-cache.cjs'));
-    writeFileSync(launcher.bundleFile(dir), bundle);
+    writeFileSync(codeCache.bundleFile(dir), bundle);
   }
   return dir;
 }
@@ -44,9 +44,9 @@ const node = (dir: string, env: NodeJS.ProcessEnv = {}) =>
 
 /** Runs a bundle the way the launcher does, in this process, and returns what it exported. */
 function exportsOf(dir: string, code: Buffer, cachedData: Buffer | undefined): unknown {
-  const file = launcher.bundleFile(dir);
+  const file = codeCache.bundleFile(dir);
   const module = { exports: {} as unknown };
-  launcher.compileBundle(file, code, cachedData).runInThisContext()(module.exports, require, module, file, dir);
+  codeCache.compileBundle(file, code, cachedData).runInThisContext()(module.exports, require, module, file, dir);
   return module.exports;
 }
 
@@ -88,26 +88,26 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
   });
 
   it('starts the build’s bundle from the code cache recorded with it, which V8 accepts', () => {
-    const code = readFileSync(launcher.bundleFile(DIST));
-    const cachedData = launcher.readProvenCache(launcher.cacheFile(DIST), code);
+    const code = readFileSync(codeCache.bundleFile(DIST));
+    const cachedData = codeCache.readProvenCache(codeCache.cacheFile(DIST), code);
     expect(cachedData?.length).toBeGreaterThan(100_000);
-    expect(launcher.compileBundle(launcher.bundleFile(DIST), code, cachedData).cachedDataRejected).toBe(false);
+    expect(codeCache.compileBundle(codeCache.bundleFile(DIST), code, cachedData).cachedDataRejected).toBe(false);
   });
 
   it('never runs a cache recorded from another bundle of the same length, which V8 itself would run', () => {
     const dir = launcherWith(saying('old'));
     expect(node(dir, { AGENT_JANITOR_RECORD_CODE_CACHE: '1' }).stdout).toBe('old\n');
-    const recorded = readFileSync(launcher.cacheFile(dir));
+    const recorded = readFileSync(codeCache.cacheFile(dir));
 
     const changed = saying('new');
-    writeFileSync(launcher.bundleFile(dir), changed);
+    writeFileSync(codeCache.bundleFile(dir), changed);
     const code = Buffer.from(changed);
     // The premise: V8 checks the length of the source a cache was made from, not its text.
     const stale = recorded.subarray(32);
-    expect(launcher.compileBundle(launcher.bundleFile(dir), code, stale).cachedDataRejected).toBe(false);
+    expect(codeCache.compileBundle(codeCache.bundleFile(dir), code, stale).cachedDataRejected).toBe(false);
     expect(exportsOf(dir, code, stale)).toBe('old');
 
-    expect(launcher.readProvenCache(launcher.cacheFile(dir), code)).toBeUndefined();
+    expect(codeCache.readProvenCache(codeCache.cacheFile(dir), code)).toBeUndefined();
     expect(node(dir)).toMatchObject({ status: 0, stdout: 'new\n', stderr: '' });
   });
 
@@ -115,15 +115,15 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
     const bundle = saying('ran');
     const dir = launcherWith(bundle);
     node(dir, { AGENT_JANITOR_RECORD_CODE_CACHE: '1' });
-    const recorded = readFileSync(launcher.cacheFile(dir));
-    expect(launcher.readProvenCache(launcher.cacheFile(dir), Buffer.from(bundle))).toEqual(recorded.subarray(32));
+    const recorded = readFileSync(codeCache.cacheFile(dir));
+    expect(codeCache.readProvenCache(codeCache.cacheFile(dir), Buffer.from(bundle))).toEqual(recorded.subarray(32));
 
     const damaged = Buffer.from(recorded);
     const last = damaged.length - 1;
     damaged.writeUInt8(damaged.readUInt8(last) ^ 0xff, last);
     for (const content of [damaged, recorded.subarray(0, 32), Buffer.alloc(0)]) {
-      writeFileSync(launcher.cacheFile(dir), content);
-      expect(launcher.readProvenCache(launcher.cacheFile(dir), Buffer.from(bundle))).toBeUndefined();
+      writeFileSync(codeCache.cacheFile(dir), content);
+      expect(codeCache.readProvenCache(codeCache.cacheFile(dir), Buffer.from(bundle))).toBeUndefined();
       expect(node(dir)).toMatchObject({ status: 0, stdout: 'ran\n', stderr: '' });
     }
   });
