@@ -7,7 +7,8 @@ import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes.js';
-import { createTreeCache, type TreeFacts } from '../safety/walk.js';
+import type { TreeFacts } from '../safety/walk.js';
+import { createTreeCache } from '../safety/tree-cache.js';
 import { WalkWatch } from '../safety/walk-watch.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
@@ -76,6 +77,10 @@ interface PassSight {
   processes: ProcessTable | null;
   watch: WalkWatch | null;
   measure: (root: string) => TreeFacts;
+  /** The trees the pass will ask `measure` for next, walked ahead beside it. */
+  measureAhead: (roots: readonly string[]) => void;
+  /** Resolves once `measure` would not take these from the walk ahead. */
+  whenMeasured: (roots: readonly string[]) => Promise<void>;
 }
 
 async function lockedPass(options: PassOptions, homes: string[]): Promise<PassResult> {
@@ -87,14 +92,20 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   // the shared cache) looks every entry up among the files processes hold: one walk, both tests.
   const processes = options.config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
   const watch = processes?.visible ? new WalkWatch(processes.identities, !options.reportOnly) : null;
+  const trees = createTreeCache({
+    ...(watch ? { visitorFor: (root: string) => watch.visitorFor(root) } : {}),
+    walkAhead: true,
+    env: options.env,
+  });
   const sight: PassSight = {
     processes,
     watch,
-    measure: toldOfSizes(createTreeCache(watch ? (root) => watch.visitorFor(root) : undefined), options.progress),
+    measure: toldOfSizes(trees, options.progress),
+    measureAhead: trees.ahead,
+    whenMeasured: trees.whenMeasured,
   };
-  const { roots, candidates } = await gather(options, homes, started, sight.measure);
   const liveness = describeLiveness(processes);
-  const plan = planDeletions(candidates, sight, liveness, options, clock().getTime());
+  const { roots, plan } = await gatherAndPlan(options, homes, started, sight, liveness, clock).finally(trees.close);
   watch?.clear();
 
   await options.onPlanned?.(plan.items);
@@ -108,12 +119,25 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   return { report, exitCode: failed ? 1 : 0 };
 }
 
+/** The plan, judged at the end of gathering (one look at the clock for every candidate). */
+async function gatherAndPlan(
+  options: PassOptions,
+  homes: string[],
+  started: Date,
+  sight: PassSight,
+  liveness: Liveness,
+  clock: () => Date,
+): Promise<{ roots: RootStatus[]; plan: Plan }> {
+  const { roots, candidates } = await gather(options, homes, started, sight);
+  return { roots, plan: await planDeletions(candidates, sight, liveness, options, clock().getTime()) };
+}
+
 /** Gather: each selected provider lists its candidates; one that throws is a root that is not ok. */
 async function gather(
   options: PassOptions,
   homes: string[],
   now: Date,
-  measure: (root: string) => TreeFacts,
+  sight: PassSight,
 ): Promise<{ roots: RootStatus[]; candidates: Candidate[] }> {
   const { config, log } = options;
   const roots: RootStatus[] = [];
@@ -127,10 +151,14 @@ async function gather(
         now,
         log: log.child({ provider: provider.name }),
         env: options.env,
-        measure,
+        measure: sight.measure,
+        measureAhead: sight.measureAhead,
+        whenMeasured: sight.whenMeasured,
       });
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
+      // Walked beside the providers still to gather (their git runs leave this process idle).
+      sight.measureAhead(gathered.candidates.flatMap(treesOf));
     } catch (err) {
       log.error({ err, provider: provider.name }, 'provider failed');
       roots.push({ provider: provider.name, root: homes.join(', '), ok: false, error: errorMessage(err) });
@@ -145,20 +173,25 @@ interface Plan {
   deletions: PlannedDeletion[];
 }
 
-/** Plan: inspect and judge each candidate, then one verdict per path. The same plan in both modes. */
-function planDeletions(
+/**
+ * Plan: inspect and judge each candidate, then one verdict per path. The same plan in both modes.
+ * Each candidate waits for the walk ahead of its trees, if one is on its way.
+ */
+async function planDeletions(
   candidates: readonly Candidate[],
   sight: PassSight,
   liveness: Liveness,
   options: PassOptions,
   judgedAt: number,
-): Plan {
+): Promise<Plan> {
   const { config } = options;
   const mode = options.reportOnly ? 'report-only' : 'delete';
   const policy = { minAgeMs: durationMs(config.minAge), processCheck: config.processCheck, mode } as const;
   const judged: Array<JudgedClaim<InspectedFacts | null>> = [];
   const placeOf = createPlaceFinder();
+  sight.measureAhead(candidates.flatMap(treesOf));
   for (const candidate of candidates) {
+    await sight.whenMeasured(treesOf(candidate));
     const facts = inspectCandidate(candidate, sight.processes, sight.measure, sight.watch);
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') {
       if (!stillListed(candidate.path as string)) continue;
@@ -256,6 +289,11 @@ function toldOfSizes(measure: (root: string) => TreeFacts, progress: PassProgres
     progress.measured(root, facts.bytes);
     return facts;
   };
+}
+
+/** The trees inspecting a candidate walks, in the order it walks them. */
+function treesOf(candidate: Candidate): string[] {
+  return candidate.path === null ? [] : [path.resolve(candidate.path), ...(candidate.alsoWatch ?? [])];
 }
 
 function describeLiveness(processes: ProcessTable | null): Liveness {

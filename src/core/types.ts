@@ -73,6 +73,10 @@ export interface GatherContext {
   env: NodeJS.ProcessEnv;
   /** One walk of a folder (size, newest write), shared with the safety engine for this pass. */
   measure: (root: string) => TreeFacts;
+  /** Names the trees the provider will measure next, in order, to be walked ahead beside it. */
+  measureAhead?: (roots: readonly string[]) => void;
+  /** Resolves once measuring these will not take them from the walk ahead: await it before `measure`. */
+  whenMeasured?: (roots: readonly string[]) => Promise<void>;
 }
 
 export interface Provider {

@@ -1,6 +1,5 @@
-import type { Stats } from './fs.js';
 import type { IdentityIndex } from './identities.js';
-import type { EntryVisitor } from './walk.js';
+import type { EntryIdentity, EntryVisitor } from './walk.js';
 
 /**
  * The inodes of a walked tree, kept only for a tree a pass is about to delete: the last look at
@@ -37,7 +36,7 @@ export class WalkWatch {
     const record: TreeRecord = { dev: -1, pids: null, inodes: this.keepInodes ? new Float64Array(64) : null, count: 0 };
     this.trees.set(root, record);
     const held = this.held;
-    return (stats: Stats) => {
+    return (stats: EntryIdentity) => {
       const holders = held.holdersOf(stats.dev, stats.ino);
       if (holders) {
         record.pids ??= new Set();
@@ -66,7 +65,7 @@ export class WalkWatch {
   }
 }
 
-function keepInode(record: TreeRecord, stats: Stats): void {
+function keepInode(record: TreeRecord, stats: EntryIdentity): void {
   // The root comes first; an entry of another filesystem (a mount point: the tree is refused) is not kept.
   if (record.dev === -1) record.dev = stats.dev;
   else if (stats.dev !== record.dev) return;

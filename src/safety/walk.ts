@@ -40,8 +40,14 @@ const GIT_ENTRY = '.git';
 
 type Pending = Array<[name: string, identity: FolderIdentity]>;
 
+/** Who an entry is: its device and inode, as lstat gives them. */
+export interface EntryIdentity {
+  dev: number;
+  ino: number;
+}
+
 /** Sees every entry a walk lstat()s, the root included: a check that rides on the walk instead of a second one. */
-export type EntryVisitor = (stats: Stats) => void;
+export type EntryVisitor = (entry: EntryIdentity) => void;
 
 /**
  * The size and newest write of a folder tree. An entry listed and then gone before its lstat is
@@ -137,20 +143,4 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
 function noteNestedGit(found: NestedGitEntries, entry: string): void {
   found.count += 1;
   if (found.paths.length < NESTED_GIT_PATHS) found.paths.push(entry);
-}
-
-/**
- * Memoizes walks for one pass, so a provider that needs a folder's age to judge it and the safety
- * engine that inspects it share one walk. `visitorFor` gives each walk its entry visitor.
- */
-export function createTreeCache(visitorFor?: (root: string) => EntryVisitor): (root: string) => TreeFacts {
-  const cache = new Map<string, TreeFacts>();
-  return (root: string) => {
-    let facts = cache.get(root);
-    if (!facts) {
-      facts = measureTree(root, visitorFor?.(root));
-      cache.set(root, facts);
-    }
-    return facts;
-  };
 }

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { watchfireProvider } from '../../src/providers/watchfire/provider.js';
 import { sessionName } from '../../src/providers/watchfire/slug.js';
-import { createTreeCache } from '../../src/safety/walk.js';
+import { createTreeCache } from '../../src/safety/tree-cache.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';

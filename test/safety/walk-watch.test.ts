@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdentityIndex } from '../../src/safety/identities.js';
-import { createTreeCache } from '../../src/safety/walk.js';
+import { createTreeCache } from '../../src/safety/tree-cache.js';
 import { pidsHoldingAny, WalkWatch } from '../../src/safety/walk-watch.js';
 import { put } from '../helpers/fs-fixtures.js';
 import { tempDir } from '../helpers/temp.js';
@@ -34,7 +34,7 @@ describe('the walk watch', () => {
     held.add(statSync(root).dev, statSync(root).ino, 6161); // the root itself counts
 
     const keeping = new WalkWatch(held, true);
-    const measure = createTreeCache((r) => keeping.visitorFor(r));
+    const measure = createTreeCache({ visitorFor: (r) => keeping.visitorFor(r) });
     const facts = measure(root);
     expect(keeping.pidsInside(root)).toEqual([4242, 6161]);
     const kept = keeping.inodesOf(root);
@@ -46,7 +46,7 @@ describe('the walk watch', () => {
     expect(pidsHoldingAny(held, kept as NonNullable<typeof kept>)).toEqual([4242, 6161]);
 
     const reportOnly = new WalkWatch(held, false);
-    createTreeCache((r) => reportOnly.visitorFor(r))(root);
+    createTreeCache({ visitorFor: (r) => reportOnly.visitorFor(r) })(root);
     expect(reportOnly.pidsInside(root)).toEqual([4242, 6161]);
     expect(reportOnly.inodesOf(root)).toBeNull();
     keeping.clear();

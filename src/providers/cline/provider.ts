@@ -94,6 +94,8 @@ async function gatherLocation(
     for (const quarantine of listing.quarantines)
       candidates.push(quarantineCandidate('cline', quarantine.path, storage));
 
+    // Walked beside the git runs that read them, for the plan's inspection.
+    ctx.measureAhead?.(listing.repos.map((entry) => entry.folder));
     const facts = await readShadowRepos(listing.repos.map((entry) => entry.folder));
     const inside = new Set<string>();
     for (const [index, entry] of listing.repos.entries()) {

@@ -87,6 +87,8 @@ async function gatherLocation(
     records,
     ...(sourceProblem ? { sourceProblem } : {}),
   };
+  // Walked beside the git runs that read them, for the plan's inspection.
+  ctx.measureAhead?.(listing.repos.map((repo) => repo.gitdir));
   const local = await mapLimit(listing.repos, 8, (repo) => collectLocalEvidence(repo, { ...context, nowMs }));
   // Every R at once: the git runner bounds its children, and repositories of one R wait on one read.
   const evidence = await Promise.all(local.map((repoEvidence) => attachOwner(repoEvidence, owners)));

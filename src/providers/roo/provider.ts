@@ -91,6 +91,8 @@ async function gatherLocation(
       candidates.push(quarantineCandidate('roo', quarantine.path, storage));
       holders.add(quarantine.parent);
     }
+    // Walked beside the git runs that read them, for the plan's inspection.
+    ctx.measureAhead?.(listing.repos.map((entry) => entry.folder));
     const facts = await readShadowRepos(listing.repos.map((entry) => entry.folder));
     for (const [index, entry] of listing.repos.entries()) {
       const repo = facts[index] as ShadowRepoFacts;

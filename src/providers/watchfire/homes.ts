@@ -57,6 +57,7 @@ const INSTALLED_FILE_FOLDERS = new Set(['', 'config']);
 export async function examineHome(
   home: { path: string; name: string; type: 'directory' | 'symlink' },
   measure: (root: string) => TreeFacts = measureTree,
+  whenMeasured?: (roots: readonly string[]) => Promise<void>,
 ): Promise<HomeEvidence> {
   const evidence: HomeEvidence = {
     path: home.path,
@@ -71,6 +72,7 @@ export async function examineHome(
     evidence.newestWriteMs = stats ? stats.mtimeMs : null;
     return evidence;
   }
+  await whenMeasured?.([home.path]);
   try {
     const tree = measure(home.path);
     if (tree.error) evidence.unreadable = tree.error;

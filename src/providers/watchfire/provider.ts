@@ -18,7 +18,10 @@ export const watchfireProvider: Provider = {
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const gathering: Gathering = { roots: [], candidates: [] };
-    for (const root of watchfireRoots(ctx)) {
+    const roots = watchfireRoots(ctx);
+    // One walk ahead for every root's homes: a walker started per root costs a process each.
+    if (ctx.measureAhead) ctx.measureAhead(await homesToWalk(roots));
+    for (const root of roots) {
       const found = await gatherRoot(root, ctx).catch((err: unknown): Gathering => {
         // One unreadable root (EACCES on another user's home, say) must not hide the others.
         ctx.log.warn({ root, err }, 'Watchfire root could not be read');
@@ -81,11 +84,27 @@ async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering |
     'Watchfire root read',
   );
   const now = ctx.now.getTime();
+  ctx.measureAhead?.(homes.flatMap((home) => (home.type === 'directory' ? [home.path] : [])));
   for (const home of homes) {
-    const evidence = await examineHome(home, ctx.measure);
+    const evidence = await examineHome(home, ctx.measure, ctx.whenMeasured);
     candidates.push(candidate('session-home', home.path, judgeHome(evidence, world, now)));
   }
   return { roots: [{ provider: 'watchfire', root, ok: true }], candidates };
+}
+
+/** The session homes that are folders, root by root, in the order `gatherRoot` examines them. */
+async function homesToWalk(roots: readonly string[]): Promise<string[]> {
+  const homes: string[] = [];
+  for (const root of roots) {
+    try {
+      if (!(await isFolder(root))) continue;
+      for (const folder of await homeFolders(root))
+        for (const home of await homeEntries(folder)) if (home.type === 'directory') homes.push(home.path);
+    } catch {
+      // gatherRoot reads the root again and says what is wrong with it.
+    }
+  }
+  return homes;
 }
 
 /** A root that is absent (or no folder at all) means Watchfire is not installed there. */

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { createTreeCache, type TreeFacts } from '../../safety/walk.js';
+import { createTreeCache } from '../../safety/tree-cache.js';
 import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
 import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
@@ -41,7 +41,7 @@ export const worktreesProvider: Provider = {
         });
       }
     }
-    const examined = await examineSetWorktrees(items, ctx.measure);
+    const examined = await examineSetWorktrees(items, ctx);
     const candidates = items.map((item, k) => candidateFor(item, examined[k] as SetWorktreeEvidence));
     return { roots, candidates };
   },
@@ -63,28 +63,35 @@ interface SetWorktreeEvidence {
  */
 async function examineSetWorktrees(
   items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
-  measure?: (root: string) => TreeFacts,
+  walks: Pick<GatherContext, 'measure' | 'measureAhead' | 'whenMeasured'>,
 ): Promise<SetWorktreeEvidence[]> {
+  const { measure } = walks;
   const linked = items.map((item) => readWorktreeLink(item.worktree));
+  const trees = (result: LinkResult): string[] => (result.ok ? [result.link.path, result.link.adminDir] : []);
+  walks.measureAhead?.(linked.flatMap(trees));
   const unlocked = linked.flatMap((result, at) =>
     result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : [],
   );
   const asking = readGitFacts(unlocked.map((ask) => ask.link));
-  const examined = items.map(({ worktree, policy }, k): SetWorktreeEvidence & { idle: boolean } => {
+  const examined: Array<SetWorktreeEvidence & { idle: boolean }> = [];
+  for (const [k, { worktree, policy }] of items.entries()) {
     const result = linked[k] as LinkResult;
-    if (!result.ok)
-      return {
+    if (!result.ok) {
+      examined.push({
         evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail },
         newest: { ms: null },
         nested: { ok: false, error: result.detail },
         idle: false,
-      };
+      });
+      continue;
+    }
     const { link } = result;
+    await walks.whenMeasured?.(trees(result));
     const newest = newestWrite([link.path, link.adminDir], measure);
     const nested = scanNested(link.path, measure);
     const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
-    return { evidence: { path: worktree, state: 'linked', link, git: null }, newest, nested, idle };
-  });
+    examined.push({ evidence: { path: worktree, state: 'linked', link, git: null }, newest, nested, idle });
+  }
   const facts = await asking;
   unlocked.forEach(({ at, link }, k) => {
     const entry = examined[at] as SetWorktreeEvidence & { idle: boolean };
