@@ -6,8 +6,8 @@ import { measure } from './measure.mjs';
 import { interleave } from './samples.mjs';
 
 /**
- * `run --report-only` against `du -sb` over the same roots, with the walk alone and a bare Node
- * loop beside them, and the same pass on a host where 500 processes hold 50,000 files open (the
+ * `run --report-only` against `du -sb` over the same roots, with the walk alone, the walk ahead (GNU
+ * find beside it) and a bare Node loop beside them, and the same pass on a host where 500 processes hold 50,000 files open (the
  * /proc scan by path and identity, and each walked entry looked up among those files).
  */
 export async function reportOnlyPhase(fleet, samples, reps, log) {
@@ -23,13 +23,15 @@ export async function reportOnlyPhase(fleet, samples, reps, log) {
       ['du session homes', () => measure('du', ['-sb', ...fleet.watchfireRoots])],
       ['walk', () => runProbe(fleet, 'janitor-walk.mjs', fleet.roots, 'roots')],
       ['node lstat loop', () => runProbe(fleet, 'floor-walk.mjs', fleet.roots, 'roots')],
+      ['walk ahead', () => runProbe(fleet, 'walk-ahead.mjs', fleet.roots, 'roots')],
     ],
     log,
   );
   const walk = samples.all('walk')[0].printed;
-  const floor = samples.all('node lstat loop')[0].printed;
-  if (walk.bytes !== floor.bytes || walk.entries !== floor.entries) {
-    throw new Error(`the walk and the bare loop disagree: ${JSON.stringify(walk)} vs ${JSON.stringify(floor)}`);
+  for (const other of ['node lstat loop', 'walk ahead']) {
+    const printed = samples.all(other)[0].printed;
+    if (walk.bytes !== printed.bytes || walk.entries !== printed.entries)
+      throw new Error(`the walk and the ${other} disagree: ${JSON.stringify(walk)} vs ${JSON.stringify(printed)}`);
   }
 }
 

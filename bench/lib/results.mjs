@@ -48,6 +48,13 @@ export function buildRows(samples, fleet) {
     );
     pair('the walk alone (`measureTree`, process)', 'walk', 'du', '`du -sb`', '—');
     pair('floor: bare Node `readdirSync`+`lstatSync` loop (process)', 'node lstat loop', 'du', '`du -sb`', '—');
+    pair(
+      'the walk ahead: GNU find beside the walk, which takes over the last folders (process)',
+      'walk ahead',
+      'du',
+      '`du -sb`',
+      '—',
+    );
   }
   if (samples.all('delete run').length > 0) {
     const entries = fleet.deleteFleet ? ` (${fleet.deleteFleet.entries.toLocaleString('en')} entries, half dead)` : '';
