@@ -105,6 +105,11 @@ export class FindWalk {
     return walked.length === 0 ? null : new FindWalk(walked, identities, options);
   }
 
+  /** Whether the walker has ended, failed or been stopped. */
+  get done(): boolean {
+    return this.records.ended;
+  }
+
   /** Whether find may still hand `root` on: it was given it, and has neither walked it nor failed yet. */
   pending(root: string): boolean {
     const at = this.planned.get(root);

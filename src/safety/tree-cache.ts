@@ -3,6 +3,8 @@ import { measureTree, type EntryVisitor, type TreeFacts } from './walk.js';
 
 /** Fewer roots than this are walked here: starting the walker costs three processes. */
 const WALK_AHEAD_MINIMUM = 8;
+/** Walkers at once (each sh, xargs, sh and find): a small host has two CPUs, and this process needs one. */
+const WALKERS_AT_ONCE = 2;
 
 /** A pass's walks: each tree walked once, and the trees it will ask for walked ahead, beside it. */
 export interface TreeCache {
@@ -10,7 +12,8 @@ export interface TreeCache {
   (root: string): TreeFacts;
   /**
    * Starts walking these trees beside this process (see find-walk.ts), for a caller that will ask
-   * for them in about this order. The ones already walked or on their way are left out.
+   * for them in about this order. The ones already walked or on their way are left out, and
+   * nothing starts while two walkers are still at work: those trees are walked here.
    */
   ahead(roots: readonly string[]): void;
   /**
@@ -56,6 +59,7 @@ export function createTreeCache(options: TreeCacheOptions = {}): TreeCache {
     if (!options.walkAhead) return;
     const unwalked = roots.filter((root) => !cache.has(root) && !pending(root));
     if (unwalked.length < (options.aheadMinimum ?? WALK_AHEAD_MINIMUM)) return;
+    if (walkers.filter((walker) => !walker.done).length >= WALKERS_AT_ONCE) return;
     const walker = FindWalk.start(unwalked, {
       ...(visitorFor ? { visitorFor } : {}),
       ...(env ? { env } : {}),

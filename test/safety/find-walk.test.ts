@@ -235,6 +235,30 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     for (const root of taken) expect(visited.has(root)).toBe(false);
   });
 
+  it('runs two walkers at most: the trees of a third are walked here', async () => {
+    const base = tempDir();
+    const roots = varied(path.join(base, 'trees'), 30);
+    const log = path.join(base, 'starts.log');
+    const measure = createTreeCache({
+      walkAhead: true,
+      env: { PATH: fakeFind(base, `echo start >> '${log}'; sleep 0.5; exec "$REAL_FIND" "$@"`) },
+    });
+    const sets = [roots.slice(0, 10), roots.slice(10, 20), roots.slice(20)];
+    for (const set of sets) measure.ahead(set);
+    const third = sets[2] as string[];
+    // Nothing of the third set is on its way: waiting for it ends at once.
+    let waited = false;
+    await Promise.race([
+      measure.whenMeasured(third).then(() => (waited = true)),
+      new Promise((r) => setTimeout(r, 100)),
+    ]);
+    expect(waited).toBe(true);
+    await measure.whenMeasured(roots);
+    for (const root of roots) expect(measure(root)).toEqual(measureTree(root));
+    measure.close();
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
   it('through the pass cache: each tree walked once, by find, the same as our own walk; waits end when find dies', async () => {
     const base = tempDir();
     const roots = varied(path.join(base, 'trees'), 30);
