@@ -40,11 +40,12 @@ LABEL org.opencontainers.image.title="agent-janitor" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.base.name="docker.io/library/node:24.21.0-bookworm-slim"
-# git (and git-lfs) are run against the owners' repositories. tini hands a stop signal to
-# agent-janitor (serve then finishes the pass under way) and reaps what is left; with -s it does
-# so as a subreaper too where it is not PID 1 (--pid=host, hostPID pods).
+# git (and git-lfs) are run against the owners' repositories. findutils' find and xargs walk the
+# folders a pass measures ahead of it (slim images have them already; named here as a need). tini
+# hands a stop signal to agent-janitor (serve then finishes the pass under way) and reaps what is
+# left; with -s it does so as a subreaper too where it is not PID 1 (--pid=host, hostPID pods).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git git-lfs tini ca-certificates \
+ && apt-get install -y --no-install-recommends git git-lfs findutils tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 # A dedicated uid that no host account uses, so the default user owns nothing on a mounted home.
 RUN groupadd --system --gid 10001 agent-janitor \
