@@ -7,11 +7,11 @@ import type { EntryIdentity, EntryVisitor, TreeFacts } from './walk.js';
  */
 export const ENTRY_FORMAT = '%d %y %D %i %s %T@\\n';
 
-/** Told of each tree as its batch proves clean (or of none of the batch's trees when it is not). */
+/** Told of each tree find has gone past with nothing out of place before it. */
 export interface FoundTrees {
   /** The visitor that sees each entry of the tree walked from `root` (none: undefined). */
   visitorFor?: (root: string) => EntryVisitor | undefined;
-  /** A clean batch's tree. `nestedGit`: a `.git` below its top, whose path only a walk of our own gives. */
+  /** A tree find walked clean. `nestedGit`: a `.git` below its top, whose path only a walk of our own gives. */
   found(root: string, facts: TreeFacts, nestedGit: boolean): void;
 }
 

@@ -36,13 +36,13 @@ export class WalkWatch {
     const record: TreeRecord = { dev: -1, pids: null, inodes: this.keepInodes ? new Float64Array(64) : null, count: 0 };
     this.trees.set(root, record);
     const held = this.held;
-    return (stats: EntryIdentity) => {
-      const holders = held.holdersOf(stats.dev, stats.ino);
+    return (entry: EntryIdentity) => {
+      const holders = held.holdersOf(entry.dev, entry.ino);
       if (holders) {
         record.pids ??= new Set();
         for (const pid of holders) record.pids.add(pid);
       }
-      if (record.inodes) keepInode(record, stats);
+      if (record.inodes) keepInode(record, entry);
     };
   }
 
@@ -65,10 +65,10 @@ export class WalkWatch {
   }
 }
 
-function keepInode(record: TreeRecord, stats: EntryIdentity): void {
+function keepInode(record: TreeRecord, entry: EntryIdentity): void {
   // The root comes first; an entry of another filesystem (a mount point: the tree is refused) is not kept.
-  if (record.dev === -1) record.dev = stats.dev;
-  else if (stats.dev !== record.dev) return;
+  if (record.dev === -1) record.dev = entry.dev;
+  else if (entry.dev !== record.dev) return;
   let inodes = record.inodes as Float64Array;
   if (record.count === inodes.length) {
     const grown = new Float64Array(inodes.length * 2);
@@ -76,7 +76,7 @@ function keepInode(record: TreeRecord, stats: EntryIdentity): void {
     record.inodes = grown;
     inodes = grown;
   }
-  inodes[record.count] = stats.ino;
+  inodes[record.count] = entry.ino;
   record.count += 1;
 }
 

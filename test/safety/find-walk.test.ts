@@ -88,6 +88,23 @@ async function walkAll(
   return { found, walk };
 }
 
+/** A walker whose find starts 0.4 s late, with what find visited. */
+async function walkLate(base: string, roots: readonly string[], meanwhile: (walk: FindWalk) => void) {
+  const visited = new Set<string>();
+  const { found } = await walkAll(
+    roots,
+    {
+      env: { PATH: fakeFind(base, 'sleep 0.4; exec "$REAL_FIND" "$@"') },
+      visitorFor: (root) => {
+        visited.add(root);
+        return () => {};
+      },
+    },
+    meanwhile,
+  );
+  return { found, visited };
+}
+
 describe('the walker ahead (GNU find beside the pass)', () => {
   it('gives, for each tree, the facts and the entries our own walk gives', async () => {
     const base = tempDir();
@@ -184,23 +201,11 @@ describe('the walker ahead (GNU find beside the pass)', () => {
   it('drops a root taken back before find reaches it: never visited, never handed on', async () => {
     const base = tempDir();
     const roots = varied(path.join(base, 'trees'), 12);
-    const PATH = fakeFind(base, 'sleep 0.3; exec "$REAL_FIND" "$@"');
-    const visited = new Set<string>();
     const taken = [roots[3] as string, roots[7] as string];
-    const { found } = await walkAll(
-      roots,
-      {
-        env: { PATH },
-        visitorFor: (root) => {
-          visited.add(root);
-          return () => {};
-        },
-      },
-      (walk) => {
-        for (const root of taken) walk.release(root);
-        for (const root of taken) expect(walk.pending(root)).toBe(false);
-      },
-    );
+    const { found, visited } = await walkLate(base, roots, (walk) => {
+      for (const root of taken) walk.release(root);
+      for (const root of taken) expect(walk.pending(root)).toBe(false);
+    });
     expect([...found.keys()]).toEqual(roots.filter((root) => !taken.includes(root)));
     for (const root of taken) expect(visited.has(root)).toBe(false);
   });
@@ -208,28 +213,12 @@ describe('the walker ahead (GNU find beside the pass)', () => {
   it('gives back the last trees it has not reached, for the caller to walk while it waits; find never visits them', async () => {
     const base = tempDir();
     const roots = varied(path.join(base, 'trees'), 16);
-    const PATH = fakeFind(base, 'sleep 0.4; exec "$REAL_FIND" "$@"');
-    const visited = new Set<string>();
+    const awaited = [roots[0] as string, roots[2] as string];
     const taken: string[] = [];
-    const { found } = await walkAll(
-      roots,
-      {
-        env: { PATH },
-        visitorFor: (root) => {
-          visited.add(root);
-          return () => {};
-        },
-      },
-      (walk) => {
-        // Find has not started: everything after the awaited roots can be taken, last first.
-        for (
-          let root = walk.takeLast([roots[0] as string, roots[2] as string]);
-          root;
-          root = walk.takeLast([roots[0] as string, roots[2] as string])
-        )
-          taken.push(root);
-      },
-    );
+    const { found, visited } = await walkLate(base, roots, (walk) => {
+      // Find has not started: everything after the awaited roots can be taken, last first.
+      for (let root = walk.takeLast(awaited); root; root = walk.takeLast(awaited)) taken.push(root);
+    });
     expect(taken).toEqual(roots.slice(3).reverse());
     expect([...found.keys()]).toEqual(roots.slice(0, 3));
     for (const root of taken) expect(visited.has(root)).toBe(false);
