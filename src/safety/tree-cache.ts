@@ -1,8 +1,11 @@
 import { FindWalk } from './find-walk.js';
 import { measureTree, type EntryVisitor, type TreeFacts } from './walk.js';
 
-/** Fewer roots than this are walked here: starting the walker costs three processes. */
-const WALK_AHEAD_MINIMUM = 8;
+/**
+ * Fewer roots than this are walked here: a walker costs four processes and its start (about 50 ms
+ * of another CPU), more than a few dozen small trees take to walk.
+ */
+const WALK_AHEAD_MINIMUM = 64;
 /** Walkers at once (each sh, xargs, sh and find): a small host has two CPUs, and this process needs one. */
 const WALKERS_AT_ONCE = 2;
 

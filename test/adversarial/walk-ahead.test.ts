@@ -17,7 +17,8 @@ import { ended, inMountNamespace, quoted, unmountOnHost } from './support/namesp
  * test's own on PATH records that it was given it, then runs the real one.
  */
 
-const ITEMS = 12;
+/** Enough items for the pass to start a walker (64 at least). */
+const ITEMS = 70;
 
 function scene() {
   const dir = tempDir('aj-ahead-');

@@ -230,6 +230,7 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     const log = path.join(base, 'starts.log');
     const measure = createTreeCache({
       walkAhead: true,
+      aheadMinimum: 8,
       env: { PATH: fakeFind(base, `echo start >> '${log}'; sleep 0.5; exec "$REAL_FIND" "$@"`) },
     });
     const sets = [roots.slice(0, 10), roots.slice(10, 20), roots.slice(20)];
@@ -246,6 +247,13 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     for (const root of roots) expect(measure(root)).toEqual(measureTree(root));
     measure.close();
     expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
+    // Fewer than 64 trees are not worth a walker's start: thirty are walked here.
+    const few = createTreeCache({ walkAhead: true, env: { PATH: fakeFind(base, `echo start >> '${log}'; exit 1`) } });
+    few.ahead(roots);
+    await few.whenMeasured(roots);
+    expect(few(roots[0] as string)).toEqual(measureTree(roots[0] as string));
+    few.close();
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
   it('through the pass cache: each tree walked once, by find, the same as our own walk; waits end when find dies', async () => {
@@ -256,6 +264,7 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     const log = path.join(base, 'find.log');
     const measure = createTreeCache({
       walkAhead: true,
+      aheadMinimum: 8,
       env: { PATH: fakeFind(path.join(base, 'logging'), `printf '%s\\n' "$@" >> '${log}'; exec "$REAL_FIND" "$@"`) },
       visitorFor: (root) => {
         calls.set(root, (calls.get(root) ?? 0) + 1);
@@ -272,6 +281,7 @@ describe('the walker ahead (GNU find beside the pass)', () => {
 
     const dying = createTreeCache({
       walkAhead: true,
+      aheadMinimum: 8,
       env: { PATH: fakeFind(base, 'sleep 0.2; kill -9 $$') },
     });
     dying.ahead(roots);
@@ -283,6 +293,7 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     calls.clear();
     const slow = createTreeCache({
       walkAhead: true,
+      aheadMinimum: 8,
       env: { PATH: fakeFind(path.join(base, 'slow'), 'sleep 0.4; exec "$REAL_FIND" "$@"') },
       visitorFor: (root) => {
         calls.set(root, (calls.get(root) ?? 0) + 1);
