@@ -136,18 +136,21 @@ export class FindWalk {
 
   /** Takes `root` back: the caller walks it itself, and whatever find makes of it is dropped. */
   release(root: string): void {
-    this.planned.delete(root);
-    if (this.planned.size === 0) this.stop();
+    if (this.planned.delete(root) && this.planned.size === 0) this.stop();
   }
 
-  /** Stops the walker (and every find it started). */
+  /**
+   * Stops the walker (and every find it started). Its group is signalled only while its leader is
+   * not yet reaped: until then no other process can be given that group's number.
+   */
   stop(): void {
     this.records.ended = true;
     this.planned.clear();
     this.child.stdout?.destroy();
-    if (this.child.pid === undefined) return;
+    const { pid, exitCode, signalCode } = this.child;
+    if (pid === undefined || exitCode !== null || signalCode !== null) return;
     try {
-      process.kill(-this.child.pid, 'SIGKILL');
+      process.kill(-pid, 'SIGKILL');
     } catch {
       // ESRCH: the walker and its batches are gone already.
     }

@@ -75,8 +75,12 @@ export function createTreeCache(options: TreeCacheOptions = {}): TreeCache {
   };
   measure.whenMeasured = async (roots: readonly string[]): Promise<void> => {
     while (roots.some(pending)) {
-      // Rather than wait, this process walks the last trees find has not reached.
-      const taken = walkers.map((walker) => walker.takeLast(roots)).find((root) => root !== undefined);
+      // Rather than wait, this process walks the last tree a walker has not reached (one at a time).
+      let taken: string | undefined;
+      for (const walker of walkers) {
+        taken = walker.takeLast(roots);
+        if (taken !== undefined) break;
+      }
       if (taken === undefined) await new Promise<void>((resolve) => waiting.push(resolve));
       else {
         measure(taken);

@@ -224,6 +224,28 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     for (const root of taken) expect(visited.has(root)).toBe(false);
   });
 
+  it("never signals a walker's process group once its leader has been reaped: the number may be another's by then", async () => {
+    const base = tempDir();
+    const roots = varied(path.join(base, 'trees'), 9);
+    const { walk } = await walkAll(roots);
+    const ended = walk as FindWalk;
+    // The walker has closed; wait for Node to reap its shell, as the pass goes on doing other work.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signalled: number[] = [];
+    const kill = process.kill;
+    process.kill = ((pid: number, signal?: string | number) => {
+      signalled.push(pid);
+      return kill.call(process, pid, signal);
+    }) as typeof process.kill;
+    try {
+      ended.stop();
+      ended.release(roots[0] as string);
+    } finally {
+      process.kill = kill;
+    }
+    expect(signalled).toEqual([]);
+  });
+
   it('runs two walkers at most: the trees of a third are walked here', async () => {
     const base = tempDir();
     const roots = varied(path.join(base, 'trees'), 30);
