@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { closeSync, openPathSync } from '../safety/fs.js';
 import type { Owner } from '../safety/owner.js';
-import { gitEnvironment, SAFE_ARGUMENTS } from './runner.js';
+import { gitEnvironment, SAFE_ARGUMENTS } from './settings.js';
 import { stopChild } from './stop.js';
 
 /**

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../util/crypto.js';
 import path from 'node:path';
-import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_ARGUMENTS } from './runner.js';
+import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_ARGUMENTS } from './settings.js';
 import { onSilence, STOP_GRACE_MS, stopChild } from './stop.js';
 
 /**
@@ -61,7 +61,7 @@ export function runGitInEach(
   args: readonly string[],
   options: EachOptions = {},
 ): Promise<Array<EachAnswer | null>> {
-  const nonce = randomBytes(16).toString('hex');
+  const nonce = randomHex(16);
   const silenceLimitMs = options.silenceLimitMs ?? DEFAULT_SILENCE_LIMIT_MS;
   for (const folder of folders) if (!canRunInEach(folder)) throw new Error(`${folder} cannot be given to the shell`);
   return new Promise((resolve) => {

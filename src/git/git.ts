@@ -1,11 +1,10 @@
-import { GitPluginError } from 'simple-git';
 import { decodeBytes, encodeText, escapeBytes } from '../safety/names.js';
 import type { Owner } from '../safety/owner.js';
 import { runWithDescriptors } from './descriptors.js';
 import { type HandoverPlan, HandoverRefused, handOver, NeedsDescriptors, planHandover } from './handover.js';
-import { createGit, DEFAULT_SILENCE_LIMIT_MS, GitAnswer, gitFor } from './runner.js';
+import { DEFAULT_SILENCE_LIMIT_MS } from './settings.js';
 
-export { gitEnvironment } from './runner.js';
+export { gitEnvironment } from './settings.js';
 
 export interface GitResult {
   code: number;
@@ -50,6 +49,7 @@ export async function runGit(args: readonly string[], options: GitOptions = {}):
     if (err instanceof HandoverRefused) throw new GitError(err.message, null);
     throw err;
   }
+  const { createGit, GitAnswer, GitPluginError, gitFor } = await import('./runner.js');
   // A run with input or variables of its own is the only one of its kind: it gets an instance of
   // its own, built the same way.
   const instance =

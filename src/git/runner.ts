@@ -1,54 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
 import { GitPluginError, GitError as SimpleGitError, type SimpleGit, simpleGit } from 'simple-git';
 import type { Owner } from '../safety/owner.js';
-import { scrubGitEnvironment } from './environment.js';
+import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_CONFIG } from './settings.js';
 import { onSilence, stopChild } from './stop.js';
 
 /**
  * How agent-janitor runs git: a simple-git instance built by `createGit` from the settings every
  * run shares. Instances are kept per identity and time limit (`gitFor`), so simple-git's own queue
  * bounds the children each of them starts. The two runs that cannot go through simple-git
- * (descriptors.ts, each.ts) take the same environment and settings from here.
+ * (descriptors.ts, each.ts) take the same environment and settings from settings.ts. git.ts
+ * imports this module on its first run: simple-git and what it loads (child_process, debug) cost
+ * a start several milliseconds, and a pass with nothing to ask git never needs them.
  */
 
-/** A repository's own config must never make git run a program of its choosing on our behalf. */
-export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null'];
-
-/** The same as git's leading `-c` arguments, for the runs that start git without simple-git. */
-export const SAFE_ARGUMENTS: readonly string[] = SAFE_CONFIG.flatMap((setting) => ['-c', setting]);
-
-/** How long git may go without printing anything before it is killed. */
-export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
+export { GitPluginError };
 
 /** Children one instance runs at once; the largest caller asks for 8 at a time. */
 const MAX_CHILDREN = 8;
-
-/**
- * Variables outside git's own family that name a program git may start (an editor, a password
- * prompt) or a folder it reads config from: no git run by a pass edits, asks or needs them, and
- * simple-git refuses a run that has them.
- */
-const PROGRAM_VARIABLES: ReadonlySet<string> = new Set(['EDITOR', 'VISUAL', 'SSH_ASKPASS', 'PREFIX']);
-
-/**
- * The environment every git call runs with: the pass's own, scrubbed of every variable that could
- * point git at another repository or change its answer (see environment.ts), then no optional
- * locks (a status never takes an agent's index.lock), the C locale (messages we parse), no pager,
- * no prompt. `extra` is the caller's own and is kept as given.
- */
-export function gitEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const inherited = scrubGitEnvironment(process.env);
-  for (const name of Object.keys(inherited)) if (PROGRAM_VARIABLES.has(name.toUpperCase())) delete inherited[name];
-  return {
-    ...inherited,
-    ...extra,
-    GIT_OPTIONAL_LOCKS: '0',
-    LC_ALL: 'C',
-    GIT_PAGER: 'cat',
-    PAGER: 'cat',
-    GIT_TERMINAL_PROMPT: '0',
-  };
-}
 
 export interface GitSettings {
   /** Run as this user (root running over another user's repository). */

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from '../util/crypto.js';
 import path from 'node:path';
 import { errorCode } from '../core/errors.js';
 import { readdirOrEmpty, renameSync } from './fs.js';

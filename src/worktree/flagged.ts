@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../util/crypto.js';
 import path from 'node:path';
 import { git, runGit } from '../git/git.js';
 import { gitIdentityFor } from '../safety/owner.js';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../util/crypto.js';
 import { errorMessage } from '../core/errors.js';
 import { readFileBuffer } from '../safety/fs.js';
 

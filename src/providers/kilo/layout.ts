@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../../util/crypto.js';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 

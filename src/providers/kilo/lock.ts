@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../../util/crypto.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import {
 import { asOwner, type Owner } from '../../safety/owner.js';
 import { removeTree } from '../../safety/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
+import { lazily } from '../../util/lazily.js';
 
 /**
  * Kilo's cross-process directory lock, implemented to the same protocol so that Kilo and this
@@ -156,12 +157,14 @@ function isStaleSync(lockDir: string): boolean {
 }
 
 /** `meta.json` as Kilo writes it; `createdAt` is only shown, so any value reads as text. */
-const lockMeta = z.looseObject({
-  token: z.string(),
-  pid: z.number(),
-  hostname: z.string(),
-  createdAt: z.unknown().transform((createdAt) => String(createdAt ?? '')),
-});
+const lockMeta = lazily(() =>
+  z.looseObject({
+    token: z.string(),
+    pid: z.number(),
+    hostname: z.string(),
+    createdAt: z.unknown().transform((createdAt) => String(createdAt ?? '')),
+  }),
+);
 
 /** The holder `meta.json` names, or null when it is missing, unreadable or not Kilo's shape. */
 function readMeta(file: string): LockMeta | null {
@@ -171,7 +174,7 @@ function readMeta(file: string): LockMeta | null {
   } catch {
     return null;
   }
-  const parsed = lockMeta.safeParse(value);
+  const parsed = lockMeta().safeParse(value);
   if (!parsed.success) return null;
   const { token, pid, hostname, createdAt } = parsed.data;
   return { token, pid, hostname, createdAt };

@@ -2,6 +2,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
 import { readFileOrNull } from '../../safety/fs.js';
+import { lazily } from '../../util/lazily.js';
 
 export interface ReviewAfter {
   ms: number;
@@ -39,15 +40,19 @@ function parseOwlDuration(text: string): number | null {
 }
 
 /** Owl's config, of which only `garbageCollection.reviewAfter` matters here: any other shape says nothing of it. */
-const owlConfig = z
-  .looseObject({ garbageCollection: z.looseObject({ reviewAfter: z.unknown() }).optional().catch(undefined) })
-  .catch({});
+const owlConfig = lazily(() =>
+  z
+    .looseObject({ garbageCollection: z.looseObject({ reviewAfter: z.unknown() }).optional().catch(undefined) })
+    .catch({}),
+);
 
-const owlDuration = z.string().transform((text, ctx) => {
-  const ms = parseOwlDuration(text);
-  if (ms === null) ctx.addIssue({ code: 'custom', message: 'is no duration' });
-  return ms ?? 0;
-});
+const owlDuration = lazily(() =>
+  z.string().transform((text, ctx) => {
+    const ms = parseOwlDuration(text);
+    if (ms === null) ctx.addIssue({ code: 'custom', message: 'is no duration' });
+    return ms ?? 0;
+  }),
+);
 
 /**
  * How long a job may wait in review. Owl's own `garbageCollection.reviewAfter` for that home
@@ -74,9 +79,9 @@ export async function readReviewAfter(
   } catch (err) {
     return { ...fallback, warning: `${configFile}: not valid YAML: ${errorMessage(err).split('\n')[0]}` };
   }
-  const value = owlConfig.parse(doc).garbageCollection?.reviewAfter;
+  const value = owlConfig().parse(doc).garbageCollection?.reviewAfter;
   if (value === undefined || value === null) return fallback;
-  const ms = owlDuration.safeParse(value);
+  const ms = owlDuration().safeParse(value);
   if (!ms.success)
     return {
       ...fallback,

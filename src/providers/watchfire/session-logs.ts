@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readdirOrEmpty, readRegularFile } from '../../safety/fs.js';
 import { mapLimit } from '../../util/limit.js';
+import { lazily } from '../../util/lazily.js';
 
 /** The header of one session log: the proof that a session ended and its transcript was exported. */
 export interface SessionLog {
@@ -36,24 +37,26 @@ export function parseLogHeader(text: string): { projectId: string | null; endedA
     fields.set(line.slice(0, colon).trim(), unquote(line.slice(colon + 1).trim()));
   }
   if (!closed) return null;
-  const header = logHeader.safeParse(Object.fromEntries(fields));
+  const header = logHeader().safeParse(Object.fromEntries(fields));
   if (!header.success) return null;
   return { projectId: header.data.project_id, endedAtMs: header.data.ended_at, status: header.data.status };
 }
 
 /** The fields of a header this tool reads; the others (agent, mode, task…) are left as they are. */
-const logHeader = z.looseObject({
-  ended_at: z
-    .string()
-    .regex(RFC3339)
-    .transform((ended) => Date.parse(ended))
-    .refine((endedAtMs) => !Number.isNaN(endedAtMs)),
-  project_id: z
-    .string()
-    .optional()
-    .transform((id) => id || null),
-  status: z.string().default(''),
-});
+const logHeader = lazily(() =>
+  z.looseObject({
+    ended_at: z
+      .string()
+      .regex(RFC3339)
+      .transform((ended) => Date.parse(ended))
+      .refine((endedAtMs) => !Number.isNaN(endedAtMs)),
+    project_id: z
+      .string()
+      .optional()
+      .transform((id) => id || null),
+    status: z.string().default(''),
+  }),
+);
 
 function unquote(value: string): string {
   if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))

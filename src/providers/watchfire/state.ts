@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
+import { lazily } from '../../util/lazily.js';
 import { issueLine } from '../../util/zod-issue.js';
 import { readSettled } from './stable-read.js';
 
@@ -37,43 +38,48 @@ function parseMapping(text: string, file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-const nonEmptyString = z.string({ error: 'expected a non-empty string' }).min(1, 'expected a non-empty string');
-const anyString = z.string({ error: 'expected a string' });
 const mapping = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
   z.looseObject(shape, { error: 'expected a mapping' });
 const list = <Item extends z.ZodType>(item: Item) => z.array(item, { error: 'expected a list' });
-const version1 = z.literal('1', {
-  error: (issue) => `expected 1, found ${JSON.stringify(issue.input ?? null)} (unknown schema)`,
-});
 
-/** `projects.yaml`: the version and the list first, so a file cut short is told from a bad entry. */
-const projectsFile = mapping({ version: version1, projects: list(z.unknown()) });
-const registeredProject = mapping({
-  project_id: nonEmptyString,
-  // A project with an empty name has the empty slug; that is still a name, so it is allowed.
-  name: anyString,
-  path: nonEmptyString,
-  position: z
-    .string({ error: 'expected a whole number' })
-    .regex(/^-?\d+$/, 'expected a whole number')
-    .optional(),
-});
+/** Built on first use: most passes read no Watchfire state, and zod's schemas are costly to build. */
+const schemas = lazily(() => {
+  const nonEmptyString = z.string({ error: 'expected a non-empty string' }).min(1, 'expected a non-empty string');
+  const anyString = z.string({ error: 'expected a string' });
+  const version1 = z.literal('1', {
+    error: (issue) => `expected 1, found ${JSON.stringify(issue.input ?? null)} (unknown schema)`,
+  });
 
-/** `agents.yaml`: a file without agents (or with an empty value) says no session runs. */
-const agentsFile = mapping({
-  version: version1,
-  agents: z.union([z.undefined(), z.literal(''), list(z.unknown())], { error: 'expected a list' }),
-});
-const runningAgent = mapping({
-  project_id: nonEmptyString,
-  project_name: anyString,
-  mode: z.unknown().transform((mode) => (typeof mode === 'string' ? mode : '')),
-});
+  /** `projects.yaml`: the version and the list first, so a file cut short is told from a bad entry. */
+  const projectsFile = mapping({ version: version1, projects: list(z.unknown()) });
+  const registeredProject = mapping({
+    project_id: nonEmptyString,
+    // A project with an empty name has the empty slug; that is still a name, so it is allowed.
+    name: anyString,
+    path: nonEmptyString,
+    position: z
+      .string({ error: 'expected a whole number' })
+      .regex(/^-?\d+$/, 'expected a whole number')
+      .optional(),
+  });
 
-const daemonFile = mapping({
-  pid: z.custom<string>((pid) => typeof pid === 'string' && /^[1-9]\d{0,9}$/.test(pid), {
-    error: (issue) => `expected a process id, found ${JSON.stringify(issue.input ?? null)}`,
-  }),
+  /** `agents.yaml`: a file without agents (or with an empty value) says no session runs. */
+  const agentsFile = mapping({
+    version: version1,
+    agents: z.union([z.undefined(), z.literal(''), list(z.unknown())], { error: 'expected a list' }),
+  });
+  const runningAgent = mapping({
+    project_id: nonEmptyString,
+    project_name: anyString,
+    mode: z.unknown().transform((mode) => (typeof mode === 'string' ? mode : '')),
+  });
+
+  const daemonFile = mapping({
+    pid: z.custom<string>((pid) => typeof pid === 'string' && /^[1-9]\d{0,9}$/.test(pid), {
+      error: (issue) => `expected a process id, found ${JSON.stringify(issue.input ?? null)}`,
+    }),
+  });
+  return { projectsFile, registeredProject, agentsFile, runningAgent, daemonFile };
 });
 
 /** Validates with `schema`, or throws the one line naming the file and the key. */
@@ -85,28 +91,28 @@ function validated<Schema extends z.ZodType>(schema: Schema, value: unknown, fil
 
 /** `version: 1`, then `projects:` a list of `{project_id, name, path, position}`. */
 export function parseProjects(text: string, file: string): RegisteredProject[] {
-  const { projects } = validated(projectsFile, parseMapping(text, file), file);
+  const { projects } = validated(schemas().projectsFile, parseMapping(text, file), file);
   // Watchfire rewrites this file in place, so a crash can leave it cut short yet still valid YAML,
   // and the projects cut away would look deleted. A cut inside a line or an entry shows as a
   // missing final newline or a missing key: fail closed on either.
   if (projects.length > 0 && !text.endsWith('\n')) {
     throw new WatchfireStateError(`${file}: does not end with a newline, so it may have been cut short while written`);
   }
-  const entries = validated(mapping({ projects: list(registeredProject) }), { projects }, file).projects;
+  const entries = validated(mapping({ projects: list(schemas().registeredProject) }), { projects }, file).projects;
   return entries.map((entry) => ({ projectId: entry.project_id, name: entry.name }));
 }
 
 /** `version: 1`, then `agents:` a list of `{project_id, project_name, project_path, mode, …}`. */
 export function parseAgents(text: string, file: string): RunningAgent[] {
-  const { agents } = validated(agentsFile, parseMapping(text, file), file);
+  const { agents } = validated(schemas().agentsFile, parseMapping(text, file), file);
   if (agents === undefined || agents === '') return [];
-  const entries = validated(mapping({ agents: list(runningAgent) }), { agents }, file).agents;
+  const entries = validated(mapping({ agents: list(schemas().runningAgent) }), { agents }, file).agents;
   return entries.map((entry) => ({ projectId: entry.project_id, projectName: entry.project_name, mode: entry.mode }));
 }
 
 /** The `pid` of `daemon.yaml`; a file without a valid one is an error (its liveness is then unknown). */
 export function parseDaemonPid(text: string, file: string): number {
-  return Number(validated(daemonFile, parseMapping(text, file), file).pid);
+  return Number(validated(schemas().daemonFile, parseMapping(text, file), file).pid);
 }
 
 /** What `projects.yaml` says, or why it cannot be read (missing is a reason too: fail closed). */
