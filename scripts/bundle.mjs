@@ -41,11 +41,12 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // The native SQLite addon is loaded from node_modules; pino-pretty (for a person at a terminal)
-  // stays there with its colour and date libraries; prom-client's modules require each other in a
-  // cycle that a bundle does not keep intact. pino itself is bundled: no pass starts a transport,
-  // the one part of it that needs its files on disk.
-  external: ['better-sqlite3', 'pino-pretty', 'prom-client'],
+  // SQLite's native addon is loaded from node_modules by its path (src/util/sqlite.ts), so the
+  // `bindings` package that would search for it is never called; pino-pretty (for a person at a
+  // terminal) stays there with its colour and date libraries; prom-client's modules require each
+  // other in a cycle that a bundle does not keep intact. pino itself is bundled: no pass starts a
+  // transport, the one part of it that needs its files on disk.
+  external: ['bindings', 'pino-pretty', 'prom-client'],
   // Help text is ASCII: its layout needs no Unicode width tables.
   alias: { 'string-width': './src/util/text-width.ts' },
   // The modules that find files beside themselves (the Kilo heartbeat worker, SQLite's driver)

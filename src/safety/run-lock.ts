@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../util/crypto.js';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { LockHeldError, errorMessage } from '../core/errors.js';
 import { lstatOrNullSync, mkdir, renameSync, truncateRegularFileSync, type Stats } from './fs.js';
+import { openSqlite } from '../util/sqlite.js';
 
 export interface RunLock {
   path: string;
@@ -48,7 +49,7 @@ function attemptLock(file: string, waitMs = 0): Attempt {
   if (entry && !entry.isFile()) return { unusable: `${file} is ${describeType(entry)}, not a regular file` };
   let db: Database.Database;
   try {
-    db = new Database(file, { timeout: waitMs });
+    db = openSqlite(file, { timeout: waitMs });
   } catch (err) {
     return { unusable: errorMessage(err) };
   }

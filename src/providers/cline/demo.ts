@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
-import Database from 'better-sqlite3';
 import { mkdir, writeFile } from '../../safety/fs.js';
 import { removeTree } from '../../safety/remove.js';
 import { backdateTree, demoShadowRepo, putStateRows, writeJson } from '../vscode/sandbox.js';
 import { CLINE_EXTENSION, CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './layout.js';
+import { openSqlite } from '../../util/sqlite.js';
 
 /**
  * A Cline user's disk: VS Code with Cline 3 (a live task's repository, one a deleted task left
@@ -82,7 +82,7 @@ export const clineSandbox: SandboxBuilder = {
     await workspaceRepo(data, scripts, ['1790000000010']);
     const busy = await project('busy');
     await workspaceRepo(data, busy, ['1790000000011']);
-    const locks = new Database(path.join(data, 'locks.db'));
+    const locks = openSqlite(path.join(data, 'locks.db'));
     try {
       locks.exec(
         "CREATE TABLE locks (id INTEGER PRIMARY KEY, held_by TEXT NOT NULL, lock_type TEXT NOT NULL CHECK (lock_type IN ('file', 'instance', 'folder')), lock_target TEXT NOT NULL, locked_at INTEGER NOT NULL, UNIQUE(lock_type, lock_target))",

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
 import { git } from '../../git/git.js';
 import { mkdir, readdirOrEmpty, utimes, writeFile } from '../../safety/fs.js';
 import { removeTree } from '../../safety/remove.js';
 import { materializePin, sha1hex } from './layout.js';
+import { openSqlite } from '../../util/sqlite.js';
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Demo User',
@@ -162,7 +162,7 @@ async function legacyRepo(data: string, worktree: string): Promise<string> {
 }
 
 async function kiloDatabase(file: string, projectId: string, repo: string, serverMade: string): Promise<void> {
-  const db = new Database(file);
+  const db = openSqlite(file);
   try {
     db.pragma('journal_mode = WAL');
     db.exec(`CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, vcs text, name text, icon_url text, icon_url_override text, icon_color text,

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
 import { mkdir } from '../../safety/fs.js';
 import { removeTree } from '../../safety/remove.js';
 import { backdateTree, sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../worktree/sandbox.js';
 import { NEWEST_KNOWN_SCHEMA } from './state.js';
+import { openSqlite } from '../../util/sqlite.js';
 
 const DAY = 86_400_000;
 
@@ -77,7 +77,7 @@ export const owlSandbox: SandboxBuilder = {
 
 function writeDatabase(file: string, repo: string, worktree: (id: number) => string, oldMs: number): void {
   const iso = (ms: number) => new Date(ms).toISOString();
-  const db = new Database(file);
+  const db = openSqlite(file);
   try {
     db.pragma('journal_mode = WAL');
     db.exec(SCHEMA);

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { git } from '../../git/git.js';
 import { appendFile, mkdir, readdirOrEmpty, utimes, writeFile } from '../../safety/fs.js';
+import { openSqlite } from '../../util/sqlite.js';
 
 /**
  * What the demo sandboxes of `cline` and `roo` share: a VS Code state database with
@@ -12,7 +12,7 @@ import { appendFile, mkdir, readdirOrEmpty, utimes, writeFile } from '../../safe
 /** Adds (or replaces) rows of a VS Code state database, making it with VS Code's schema if needed. */
 export async function putStateRows(file: string, rows: Record<string, unknown>): Promise<void> {
   await mkdir(path.dirname(file));
-  const db = new Database(file);
+  const db = openSqlite(file);
   try {
     db.exec('CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)');
     const insert = db.prepare('INSERT INTO ItemTable (key, value) VALUES (?, ?)');
