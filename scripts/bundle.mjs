@@ -104,11 +104,13 @@ function recordCodeCache(cli) {
     rmSync(scratch, { recursive: true, force: true });
   }
   const dir = path.dirname(cli);
-  const { bundleFile, cacheFile, compileBundle, readProvenCache } = createRequire(import.meta.url)(
-    path.join(dir, 'chunks', 'code-cache.cjs'),
-  );
+  const { bundleFile, cacheFile, compileBundle, readProvenCache, stampFile, stampHolds } = createRequire(
+    import.meta.url,
+  )(path.join(dir, 'chunks', 'code-cache.cjs'));
   const code = readFileSync(bundleFile(dir));
+  // Without the stamp's identities, this proves the cache by its digest.
   const cachedData = readProvenCache(cacheFile(dir), code);
   if (!cachedData || compileBundle(bundleFile(dir), code, cachedData).cachedDataRejected)
     throw new Error(`${cacheFile(dir)}: V8 does not accept the code cache just recorded`);
+  if (!stampHolds(dir)) throw new Error(`${stampFile(dir)}: does not match the bundle and the cache just recorded`);
 }

@@ -11,6 +11,30 @@ const DIGEST_BYTES = 32;
 
 const bundleFile = (dist) => path.join(dist, 'chunks', 'cli.cjs');
 const cacheFile = (dist) => path.join(dist, 'chunks', 'cli.code-cache');
+const stampFile = (dist) => path.join(dist, 'chunks', 'cli.code-cache.stamp');
+
+/**
+ * A file's content cannot change without its ctime moving (every write, truncate or rename sets
+ * it to now, and no user can set it back), so a file whose device, inode, size, mtime and ctime
+ * are still those the stamp recorded holds the bytes it held then.
+ */
+function identityOf(fd) {
+  const stats = fs.fstatSync(fd, { bigint: true });
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+/** The whole file and, taken after reading it through the same descriptor, its identity. */
+function readWithIdentity(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const content = fs.readFileSync(fd);
+    return { content, identity: identityOf(fd) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+const stampOf = (bundleIdentity, cacheIdentity) => `${bundleIdentity}\n${cacheIdentity}\n`;
 
 /** SHA-256 of the bundle's bytes and the cached data together. */
 function digestOf(code, data) {
@@ -20,18 +44,34 @@ function digestOf(code, data) {
 /**
  * The cached data, only if it was recorded from this very bundle. V8 checks a cache against the
  * length of the source it was made from, not its text (a bundle changed in place to one of the
- * same length would run the old code), and a release build does not checksum the data.
+ * same length would run the old code), and a release build does not checksum the data. The proof
+ * is the digest the cache starts with, of the bundle and the data together; it costs a start the
+ * hash and node:crypto's loading, about 0.02 s, so the build also leaves a stamp of both files'
+ * identities (see identityOf), and while both are unchanged since the build the digest is not
+ * computed again. A copied or unpacked build (a container image) has new identities and is proven
+ * by its digest, every start.
  */
-function readProvenCache(file, code) {
-  let content;
+function readProvenCache(file, code, bundleIdentity, stamp) {
+  let read;
   try {
-    content = fs.readFileSync(file);
+    read = readWithIdentity(file);
   } catch {
     return undefined;
   }
+  const { content } = read;
   if (content.length <= DIGEST_BYTES) return undefined;
   const data = content.subarray(DIGEST_BYTES);
+  if (bundleIdentity !== undefined && stamp === stampOf(bundleIdentity, read.identity)) return data;
   return digestOf(code, data).equals(content.subarray(0, DIGEST_BYTES)) ? data : undefined;
+}
+
+/** The stamp the build left, or undefined. */
+function readStamp(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -44,25 +84,54 @@ function compileBundle(file, code, cachedData) {
   return new Script(require('node:module').wrap(code.toString('utf8')), { filename: file, cachedData });
 }
 
-/** Written whole or not at all: a reader sees the old cache, the new one, or none. */
-function writeCache(file, code, script) {
+/** Whether the build's stamp still holds for the bundle and the cache of `dist` (the build checks it did). */
+function stampHolds(dist) {
+  try {
+    const stamp = readStamp(stampFile(dist));
+    return stamp === stampOf(readWithIdentity(bundleFile(dist)).identity, readWithIdentity(cacheFile(dist)).identity);
+  } catch {
+    return false;
+  }
+}
+
+/** Written whole or not at all: a reader sees the old cache, the new one, or none; then the stamp. */
+function writeCache(dist, code, bundleIdentity, script) {
   const data = script.createCachedData();
+  const file = cacheFile(dist);
   const temporary = `${file}.${process.pid}`;
   fs.writeFileSync(temporary, Buffer.concat([digestOf(code, data), data]));
   fs.renameSync(temporary, file);
+  // Taken after the rename, which moves the cache's ctime.
+  const { identity } = readWithIdentity(file);
+  const stamp = stampFile(dist);
+  fs.writeFileSync(`${stamp}.${process.pid}`, stampOf(bundleIdentity, identity));
+  fs.renameSync(`${stamp}.${process.pid}`, stamp);
 }
 
 /** Runs the bundle of `dist` as the main program. */
 function startBundle(dist) {
   const file = bundleFile(dist);
-  const code = fs.readFileSync(file);
+  const { content: code, identity } = readWithIdentity(file);
   // Set by the build alone: after a pass, the cache holds every function that pass compiled.
   const recording = process.env.AGENT_JANITOR_RECORD_CODE_CACHE === '1';
-  const script = compileBundle(file, code, recording ? undefined : readProvenCache(cacheFile(dist), code));
-  if (recording) process.once('exit', () => writeCache(cacheFile(dist), code, script));
+  const cachedData = recording
+    ? undefined
+    : readProvenCache(cacheFile(dist), code, identity, readStamp(stampFile(dist)));
+  const script = compileBundle(file, code, cachedData);
+  if (recording) process.once('exit', () => writeCache(dist, code, identity, script));
   const module = { exports: {} };
   const bundleRequire = require('node:module').createRequire(file);
   script.runInThisContext()(module.exports, bundleRequire, module, file, path.dirname(file));
 }
 
-module.exports = { bundleFile, cacheFile, compileBundle, readProvenCache, startBundle };
+module.exports = {
+  bundleFile,
+  cacheFile,
+  compileBundle,
+  readProvenCache,
+  readStamp,
+  readWithIdentity,
+  stampFile,
+  stampHolds,
+  startBundle,
+};

@@ -14,8 +14,12 @@ const VERSION = JSON.parse(readFileSync(path.join(DIST, '..', 'package.json'), '
 interface CodeCache {
   bundleFile(dir: string): string;
   cacheFile(dir: string): string;
+  stampFile(dir: string): string;
   compileBundle(file: string, code: Buffer, cachedData?: Buffer): Script;
-  readProvenCache(file: string, code: Buffer): Buffer | undefined;
+  readProvenCache(file: string, code: Buffer, bundleIdentity?: string, stamp?: string): Buffer | undefined;
+  readStamp(file: string): string | undefined;
+  readWithIdentity(file: string): { content: Buffer; identity: string };
+  stampHolds(dir: string): boolean;
 }
 const CODE_CACHE = path.join(DIST, 'chunks', 'code-cache.cjs');
 const codeCache = createRequire(import.meta.url)(CODE_CACHE) as CodeCache;
@@ -101,6 +105,7 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
 
     const changed = saying('new');
     writeFileSync(codeCache.bundleFile(dir), changed);
+    expect(codeCache.stampHolds(dir)).toBe(false);
     const code = Buffer.from(changed);
     // The premise: V8 checks the length of the source a cache was made from, not its text.
     const stale = recorded.subarray(32);
@@ -109,6 +114,30 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
 
     expect(codeCache.readProvenCache(codeCache.cacheFile(dir), code)).toBeUndefined();
     expect(node(dir)).toMatchObject({ status: 0, stdout: 'new\n', stderr: '' });
+  });
+
+  it('skips the digest only while the stamp of the build still holds for both files', () => {
+    expect(codeCache.stampHolds(DIST)).toBe(true);
+    const dir = launcherWith(saying('old'));
+    expect(node(dir, { AGENT_JANITOR_RECORD_CODE_CACHE: '1' }).stdout).toBe('old\n');
+    expect(codeCache.stampHolds(dir)).toBe(true);
+    const stamp = codeCache.readStamp(codeCache.stampFile(dir));
+    const { identity } = codeCache.readWithIdentity(codeCache.bundleFile(dir));
+    const data = readFileSync(codeCache.cacheFile(dir)).subarray(32);
+    // Bytes the digest does not match: only a holding stamp lets the cache through unhashed.
+    const other = Buffer.from(saying('new'));
+    expect(codeCache.readProvenCache(codeCache.cacheFile(dir), other, identity, stamp)).toEqual(data);
+    expect(codeCache.readProvenCache(codeCache.cacheFile(dir), other, identity, `${stamp}x`)).toBeUndefined();
+    expect(codeCache.readProvenCache(codeCache.cacheFile(dir), other, `${identity}x`, stamp)).toBeUndefined();
+    expect(codeCache.readProvenCache(codeCache.cacheFile(dir), other)).toBeUndefined();
+
+    // The same bytes written again (a copy, an unpacked image) move the identity: proven by digest.
+    writeFileSync(codeCache.bundleFile(dir), saying('old'));
+    expect(codeCache.stampHolds(dir)).toBe(false);
+    expect(node(dir)).toMatchObject({ status: 0, stdout: 'old\n', stderr: '' });
+    // A cache written again the same way does too.
+    writeFileSync(codeCache.cacheFile(dir), readFileSync(codeCache.cacheFile(dir)));
+    expect(codeCache.stampHolds(dir)).toBe(false);
   });
 
   it('compiles without a cache that is damaged, cut short or missing', () => {
