@@ -95,10 +95,11 @@ export function findRootOverlap(ctx: SetContext): string | null {
   // Worded as the pass words the overlaps it finds on disk, so both read alike.
   const describe = (entry: SeenRoot) =>
     `worktrees set ${entry.set} (${entry.root === entry.pattern ? entry.root : `${entry.root}, that is ${entry.pattern}`})`;
+  const claimed = seen.length === 0 ? [] : claimedFolders(ctx);
   for (const entry of seen) {
-    for (const claimed of claimedFolders(ctx)) {
-      if (patternsOverlap(entry.pattern, claimed.folder))
-        return `${describe(entry)} and ${claimed.owner} (${claimed.folder}, ${claimed.whose}) overlap: both would judge the same folders; change the roots, or disable one of them`;
+    for (const folder of claimed) {
+      if (patternsOverlap(entry.pattern, folder.folder))
+        return `${describe(entry)} and ${folder.owner} (${folder.folder}, ${folder.whose}) overlap: both would judge the same folders; change the roots, or disable one of them`;
     }
   }
   for (const [index, entry] of seen.entries()) {
