@@ -47,8 +47,6 @@ await build({
   // other in a cycle that a bundle does not keep intact. pino itself is bundled: no pass starts a
   // transport, the one part of it that needs its files on disk.
   external: ['bindings', 'pino-pretty', 'prom-client'],
-  // Help text is ASCII: its layout needs no Unicode width tables.
-  alias: { 'string-width': './src/util/text-width.ts' },
   // The modules that find files beside themselves (the Kilo heartbeat worker, SQLite's driver)
   // get the bundle's own address.
   define: { 'import.meta.url': '__bundle_url' },
