@@ -30,20 +30,35 @@ describe('the command line', () => {
     expect(unknown.stderr.trim()).toBe(`agent-janitor: ${file}: unknown key provider`);
   });
 
-  it('exits 2 for bad usage: an unknown option, an unknown provider, a bad duration', async () => {
+  it('exits 2 with one line for bad usage: an unknown option, an unknown provider, a bad duration, a missing value', async () => {
     const w = emptyWorld();
     for (const args of [
       ['run', '--frobnicate'],
       ['run', '--only', 'watchfire,cursor'],
       ['run', '--min-age', 'soon'],
+      ['run', '--log-level', 'loud'],
+      ['run', 'extra'],
       ['nonsense'],
       [],
     ]) {
       const result = await runCli([...args, '--report-dir', w.reportDir]);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+    // A value left out at the end never leaves the option empty, or the pass running without it.
+    const noHome = await runCli(['run', '--report-dir', w.reportDir, '--home']);
+    expect(noHome).toMatchObject({ code: 2, stdout: '', stderr: 'agent-janitor: --home needs a value: --home DIR\n' });
     expect(existsSync(w.reportDir)).toBe(false);
+  });
+
+  it("prints help on stdout and exits 0: the commands, or a command's options", async () => {
+    const all = await runCli(['--help']);
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(all.stdout).toContain('Commands:');
+    const run = await runCli(['run', '--frobnicate', '--help']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('--report-only, --dry-run');
   });
 
   it('prints exactly the report JSON with --json, and a short summary without', async () => {

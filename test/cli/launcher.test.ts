@@ -80,8 +80,9 @@ describe('dist/cli.js, the launcher written by scripts/bundle.mjs', () => {
     expect(JSON.parse(readFileSync(path.join(DIST, 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
     for (const folder of ['chunks', 'core', 'providers', 'safety'])
       expect(JSON.parse(readFileSync(path.join(DIST, folder, 'package.json'), 'utf8'))).toEqual({ type: 'module' });
-    // The same version as yargs prints through the bundle.
+    // The launcher answers a lone --version, the bundle any other line: the same version; --help wins.
     expect(execFileSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' })).toBe(`${VERSION}\n`);
+    expect(execFileSync(process.execPath, [CLI, 'run', '--version'], { encoding: 'utf8' })).toBe(`${VERSION}\n`);
     expect(execFileSync(process.execPath, [CLI, '--version', '--help'], { encoding: 'utf8' })).toContain(
       'agent-janitor',
     );
