@@ -1,4 +1,5 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from '../util/builtins.js';
 import { closeSync, openPathSync } from '../safety/fs.js';
 import type { Owner } from '../safety/owner.js';
 import { gitEnvironment, SAFE_ARGUMENTS } from './settings.js';

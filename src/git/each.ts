@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from '../util/builtins.js';
 import { randomHex } from '../util/crypto.js';
 import path from 'node:path';
 import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_ARGUMENTS } from './settings.js';

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from '../util/builtins.js';
 import path from 'node:path';
 import { lstatOrNullSync } from './fs.js';
 import { ENTRY_FORMAT, FindRecords } from './find-records.js';

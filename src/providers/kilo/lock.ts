@@ -2,7 +2,7 @@ import { randomUUID } from '../../util/crypto.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { errorCode, errorMessage } from '../../core/errors.js';
@@ -17,6 +17,7 @@ import {
 import { asOwner, type Owner } from '../../safety/owner.js';
 import { removeTree } from '../../safety/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
+import { startWorker } from '../../util/builtins.js';
 import { lazily } from '../../util/lazily.js';
 
 /**
@@ -237,7 +238,7 @@ let nextBeat = 0;
 
 function heartbeatThread(): HeartbeatThread {
   if (thread) return thread;
-  const worker = new Worker(heartbeatWorkerFile());
+  const worker = startWorker(heartbeatWorkerFile());
   const started: HeartbeatThread = { worker, stopping: new Map() };
   worker.on('message', (message: HeartbeatReply) => {
     started.stopping.get(message.stopped)?.();

@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { createConnection } from '../../util/builtins.js';
 
 export type DaemonLiveness =
   | { state: 'live'; socket: string }
@@ -24,7 +24,7 @@ export async function probeDaemon(sockets: readonly string[]): Promise<DaemonLiv
 
 function connectOnce(socket: string): Promise<'accepted' | 'refused' | string> {
   return new Promise((resolve) => {
-    const connection = net.createConnection({ path: socket });
+    const connection = createConnection(socket);
     const timer = setTimeout(() => {
       connection.destroy();
       resolve(`no answer from ${socket} within ${CONNECT_TIMEOUT_MS} ms`);
