@@ -5,7 +5,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from '../util/duration.js';
-import { formatKey } from '../util/zod-issue.js';
+import { formatKey } from '../util/key-path.js';
 import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
 import { configSchema, type EffectiveConfig } from './schema.js';
 import { mergeWorktreeSets } from './worktree-sets.js';
