@@ -2,12 +2,11 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from '../util/duration.js';
-import { formatKey } from '../util/key-path.js';
 import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
-import { configSchema, type EffectiveConfig } from './schema.js';
+import { describeProblem } from './check.js';
+import { checkConfig, type EffectiveConfig, type ParsedConfig } from './schema.js';
 import { mergeWorktreeSets } from './worktree-sets.js';
 
 export interface ConfigOverrides {
@@ -30,12 +29,13 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
   const file = options.file ?? options.env.AGENT_JANITOR_CONFIG ?? null;
   const raw = file === null ? {} : await readConfigFile(path.resolve(file));
   const where = file === null ? 'built-in defaults' : path.resolve(file);
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`${where}: ${describeIssue(parsed.error.issues[0])}`);
-  const config = complete(parsed.data, file === null ? null : path.resolve(file), where, options);
+  const checked = checkConfig(raw, []);
+  if (!checked.ok) throw new ConfigError(`${where}: ${describeProblem(checked.problem)}`);
+  const parsed = checked.value;
+  const config = complete(parsed, file === null ? null : path.resolve(file), where, options);
   // Rule 16: a built-in set steps aside where the config's own sets say otherwise; roots that two
   // judges would still share are refused before anything is read.
-  const configured = new Set(parsed.data.providers.worktrees.sets.map((set) => set.name));
+  const configured = new Set(parsed.providers.worktrees.sets.map((set) => set.name));
   config.providers.worktrees.sets = yieldToConfiguredSets(
     { config, homes: config.homes, env: options.env },
     configured,
@@ -69,22 +69,7 @@ async function readConfigFile(file: string): Promise<unknown> {
   return value;
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined): string {
-  if (!issue) return 'invalid config';
-  const key = formatKey(issue.path);
-  if (issue.code === 'unrecognized_keys') {
-    const names = issue.keys.map((name) => (key ? `${key}.${name}` : name));
-    return `unknown key ${names.join(', ')}`;
-  }
-  return `${key || '(top level)'}: ${issue.message}`;
-}
-
-function complete(
-  data: z.output<typeof configSchema>,
-  source: string | null,
-  where: string,
-  options: LoadOptions,
-): EffectiveConfig {
+function complete(data: ParsedConfig, source: string | null, where: string, options: LoadOptions): EffectiveConfig {
   const { env, overrides = {} } = options;
   const isRoot = options.isRoot ?? process.getuid?.() === 0;
   if (overrides.minAge !== undefined && parseDuration(overrides.minAge) === null) {
