@@ -23,11 +23,26 @@ function isInside(child: string, parent: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-function components(pattern: string): string[] {
-  return path
+/**
+ * A config's overlap check compares every root with every other and with every claimed folder:
+ * an absolute pattern's components are kept (a relative one depends on the working directory, which
+ * a pass moves). Bounded, since a pass may ask about many folders.
+ */
+const absoluteComponents = new Map<string, readonly string[]>();
+const KEPT_PATTERNS = 1024;
+
+function components(pattern: string): readonly string[] {
+  const kept = absoluteComponents.get(pattern);
+  if (kept) return kept;
+  const parts = path
     .resolve(pattern)
     .split(path.sep)
     .filter((part) => part !== '');
+  if (path.isAbsolute(pattern)) {
+    if (absoluteComponents.size >= KEPT_PATTERNS) absoluteComponents.clear();
+    absoluteComponents.set(pattern, parts);
+  }
+  return parts;
 }
 
 type Token = { star: true } | { star: false; matches: (char: string) => boolean };
@@ -37,6 +52,9 @@ const hasMagic = (part: string): boolean => /[*?[]/.test(part);
 /** Whether two one-component globs can match the same name (their automata's product accepts). */
 function componentsMeet(a: string, b: string): boolean {
   if (!hasMagic(a) && !hasMagic(b)) return a === b;
+  // A name meets a glob when the glob matches it: no product of automata needed.
+  if (!hasMagic(b)) return globMatches(tokens(a), b);
+  if (!hasMagic(a)) return globMatches(tokens(b), a);
   const left = tokens(a);
   const right = tokens(b);
   const alphabet = candidateChars(a, b);
@@ -61,6 +79,27 @@ function componentsMeet(a: string, b: string): boolean {
 }
 
 const accepts = (token: Token, char: string): boolean => token.star || token.matches(char);
+
+/** Whether the glob's tokens match the whole of `name` (the states reachable after each character). */
+function globMatches(glob: readonly Token[], name: string): boolean {
+  let states = closure(glob, new Set([0]));
+  for (const char of name) {
+    const next = new Set<number>();
+    for (const at of states) {
+      const token = glob[at];
+      if (token && accepts(token, char)) next.add(token.star ? at : at + 1);
+    }
+    states = closure(glob, next);
+    if (states.size === 0) return false;
+  }
+  return states.has(glob.length);
+}
+
+/** The states, and every state a run of stars lets a match skip to without reading a character. */
+function closure(glob: readonly Token[], states: Set<number>): Set<number> {
+  for (const at of states) if (glob[at]?.star) states.add(at + 1);
+  return states;
+}
 
 function tokens(glob: string): Token[] {
   const out: Token[] = [];
