@@ -24,7 +24,10 @@ function sourceFiles(dir = SRC): string[] {
   return found.sort();
 }
 
-/** The imports of one file as TypeScript parses them: static imports, re-exports, and `import()` of a literal. */
+/**
+ * The imports of one file as TypeScript parses them: static imports, re-exports, `import()` of a
+ * literal, and `process.getBuiltinModule()` of one.
+ */
 function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8')): Edge[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const edges: Edge[] = [];
@@ -39,11 +42,24 @@ function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8
       add(node.moduleSpecifier, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       add(node.arguments[0], false);
+    } else if (ts.isCallExpression(node) && isBuiltinLoad(node.expression)) {
+      // A Node module loaded at first use (src/util/builtins.ts) is imported all the same.
+      add(node.arguments[0], false);
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
   return edges;
+}
+
+/** `process.getBuiltinModule`, as written. */
+function isBuiltinLoad(callee: ts.Expression): boolean {
+  return (
+    ts.isPropertyAccessExpression(callee) &&
+    callee.name.text === 'getBuiltinModule' &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === 'process'
+  );
 }
 
 function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
