@@ -4,7 +4,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { errorCode, errorMessage } from '../../core/errors.js';
 import {
   lstatOrNull,
@@ -18,7 +17,6 @@ import { asOwner, type Owner } from '../../safety/owner.js';
 import { removeTree } from '../../safety/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
 import { startWorker } from '../../util/builtins.js';
-import { lazily } from '../../util/lazily.js';
 
 /**
  * Kilo's cross-process directory lock, implemented to the same protocol so that Kilo and this
@@ -157,16 +155,6 @@ function isStaleSync(lockDir: string): boolean {
   return now - folder.mtimeMs > STALE_MS;
 }
 
-/** `meta.json` as Kilo writes it; `createdAt` is only shown, so any value reads as text. */
-const lockMeta = lazily(() =>
-  z.looseObject({
-    token: z.string(),
-    pid: z.number(),
-    hostname: z.string(),
-    createdAt: z.unknown().transform((createdAt) => String(createdAt ?? '')),
-  }),
-);
-
 /** The holder `meta.json` names, or null when it is missing, unreadable or not Kilo's shape. */
 function readMeta(file: string): LockMeta | null {
   let value: unknown;
@@ -175,10 +163,20 @@ function readMeta(file: string): LockMeta | null {
   } catch {
     return null;
   }
-  const parsed = lockMeta().safeParse(value);
-  if (!parsed.success) return null;
-  const { token, pid, hostname, createdAt } = parsed.data;
-  return { token, pid, hostname, createdAt };
+  return lockMetaOf(value);
+}
+
+/**
+ * `meta.json` as Kilo writes it, or null. `createdAt` is only shown, so any value reads as text,
+ * but the key must be there: the zod schema this replaced refused a file without it.
+ */
+export function lockMetaOf(value: unknown): LockMeta | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { token, pid, hostname, createdAt } = value as Record<string, unknown>;
+  if (typeof token !== 'string' || typeof hostname !== 'string' || !('createdAt' in value)) return null;
+  // A finite number, as zod's z.number() took (JSON's 1e999 reads as Infinity).
+  if (typeof pid !== 'number' || !Number.isFinite(pid)) return null;
+  return { token, pid, hostname, createdAt: String(createdAt ?? '') };
 }
 
 function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock {
