@@ -173,10 +173,13 @@ function readMeta(file: string): LockMeta | null {
 export function lockMetaOf(value: unknown): LockMeta | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const { token, pid, hostname, createdAt } = value as Record<string, unknown>;
+  // Made text first, as zod's transform did whatever the other keys held: a value that cannot be
+  // (`{"toString": null}`) throws here as it did there.
+  const shown = String(createdAt ?? '');
   if (typeof token !== 'string' || typeof hostname !== 'string' || !('createdAt' in value)) return null;
   // A finite number, as zod's z.number() took (JSON's 1e999 reads as Infinity).
   if (typeof pid !== 'number' || !Number.isFinite(pid)) return null;
-  return { token, pid, hostname, createdAt: String(createdAt ?? '') };
+  return { token, pid, hostname, createdAt: shown };
 }
 
 function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock {
