@@ -1,8 +1,6 @@
 import { parse } from 'yaml';
-import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
 import { readFileOrNull } from '../../safety/fs.js';
-import { lazily } from '../../util/lazily.js';
 
 export interface ReviewAfter {
   ms: number;
@@ -39,20 +37,12 @@ function parseOwlDuration(text: string): number | null {
   return at === trimmed.length ? Math.round(total) : null;
 }
 
-/** Owl's config, of which only `garbageCollection.reviewAfter` matters here: any other shape says nothing of it. */
-const owlConfig = lazily(() =>
-  z
-    .looseObject({ garbageCollection: z.looseObject({ reviewAfter: z.unknown() }).optional().catch(undefined) })
-    .catch({}),
-);
-
-const owlDuration = lazily(() =>
-  z.string().transform((text, ctx) => {
-    const ms = parseOwlDuration(text);
-    if (ms === null) ctx.addIssue({ code: 'custom', message: 'is no duration' });
-    return ms ?? 0;
-  }),
-);
+/** What a YAML value is when it is a mapping (a plain object), else null. */
+function asMapping(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
 
 /**
  * How long a job may wait in review. Owl's own `garbageCollection.reviewAfter` for that home
@@ -79,13 +69,21 @@ export async function readReviewAfter(
   } catch (err) {
     return { ...fallback, warning: `${configFile}: not valid YAML: ${errorMessage(err).split('\n')[0]}` };
   }
-  const value = owlConfig().parse(doc).garbageCollection?.reviewAfter;
+  return reviewAfterIn(doc, configFile, fallback);
+}
+
+/**
+ * What Owl's config (`doc`, as YAML read it) says: only `garbageCollection.reviewAfter` matters
+ * here, and any other shape says nothing of it.
+ */
+export function reviewAfterIn(doc: unknown, configFile: string, fallback: ReviewAfter): ReviewAfter {
+  const value = asMapping(asMapping(doc)?.garbageCollection)?.reviewAfter;
   if (value === undefined || value === null) return fallback;
-  const ms = owlDuration().safeParse(value);
-  if (!ms.success)
+  const ms = typeof value === 'string' ? parseOwlDuration(value) : null;
+  if (ms === null)
     return {
       ...fallback,
       warning: `${configFile}: garbageCollection.reviewAfter ${JSON.stringify(value)} is no duration`,
     };
-  return { ms: ms.data, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
+  return { ms, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
 }
