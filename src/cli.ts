@@ -1,6 +1,6 @@
 // Start-up cost is paid by every `run` from cron or a timer: this file statically imports only
 // what every invocation needs, the errors and the command line's parser. A command's module (and
-// with it zod, yaml, pino, SQLite, the providers, the metrics) is imported when that command runs,
+// with it yaml, pino, SQLite, the providers, the metrics) is imported when that command runs,
 // and the help text when it is asked for. `--version` alone never gets here: dist/cli.js, the
 // launcher scripts/bundle.mjs writes, answers it without loading this bundle.
 import { parseCommandLine } from './commands/args.js';

@@ -5,9 +5,9 @@
  *
  * Problems are looked for key by key in the order the shape lists them (a mapping's own keys before
  * any it does not take) and in a list item by item; the first found is the one reported, whatever
- * order the file writes its keys in. That is the order zod checks the tools' own files in, and the
- * messages are worded as zod words their problems (`Invalid input: expected string, received
- * number`), so every file a pass reads is refused alike.
+ * order the file writes its keys in. That is the order zod checked files in (the checks of the
+ * tools' own files keep it too), and the messages are worded as zod words its problems (`Invalid
+ * input: expected string, received number`), as they were when zod read the config.
  */
 import { formatKey } from '../util/key-path.js';
 
