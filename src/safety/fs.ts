@@ -113,6 +113,36 @@ export const readFile = async (p: string): Promise<string> =>
   decodeBytes(await namedAsync(p, (at) => fsp.readFile(at)));
 export const readFileBuffer = (p: string): Promise<Buffer> => namedAsync(p, (at) => fsp.readFile(at));
 export const readFileSync = (p: string): string => decodeBytes(named(p, (at) => fs.readFileSync(at)));
+
+/**
+ * The kernel's files under /proc report a size of 0, and for those fs.readFileSync reads into a
+ * fresh 64 kB buffer each time: a scan of every process would allocate megabytes of them. One
+ * buffer is kept and grown instead (the text is a copy, so reusing it is safe).
+ */
+let kernelFileBuffer = Buffer.allocUnsafe(64 * 1024);
+
+export function readKernelFileSync(p: string): string {
+  return decodeBytes(
+    named(p, (at) => {
+      const fd = fs.openSync(at, 'r');
+      try {
+        let length = 0;
+        for (;;) {
+          if (length === kernelFileBuffer.length) {
+            const larger = Buffer.allocUnsafe(kernelFileBuffer.length * 2);
+            kernelFileBuffer.copy(larger, 0, 0, length);
+            kernelFileBuffer = larger;
+          }
+          const read = fs.readSync(fd, kernelFileBuffer, length, kernelFileBuffer.length - length, null);
+          if (read === 0) return kernelFileBuffer.subarray(0, length);
+          length += read;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    }),
+  );
+}
 export const readdirSync = (p: string): Dirent[] => listEntries(p);
 export const readdirNamesSync = (p: string): string[] => listNames(p);
 export const mkdir = (p: string, mode?: number): Promise<string | undefined> =>

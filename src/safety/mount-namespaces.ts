@@ -1,4 +1,4 @@
-import { readFileSync } from './fs.js';
+import { readKernelFileSync } from './fs.js';
 import { parseMountinfo, type Mount } from './mountinfo.js';
 
 /** The mounts of one mount namespace that show a subtree of a filesystem (bind mounts of a folder). */
@@ -24,7 +24,7 @@ export interface MountViews {
  * own is a view someone made of it. Throws what reading throws.
  */
 export function readNamespaceMounts(file: string, namespace: string, pid: number, ours: boolean): NamespaceMounts {
-  return namespaceView(parseMountinfo(readFileSync(file)), namespace, pid, ours);
+  return namespaceView(parseMountinfo(readKernelFileSync(file)), namespace, pid, ours);
 }
 
 export function namespaceView(

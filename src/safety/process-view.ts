@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorCode } from '../core/errors.js';
-import { readdirNamesSync, readFileSync, readlinkSync, statProcLinkSync } from './fs.js';
+import { readdirNamesSync, readKernelFileSync, readlinkSync, statProcLinkSync } from './fs.js';
 import { mappedFiles } from './proc-maps.js';
 
 const PF_KTHREAD = 0x00200000;
@@ -26,7 +26,7 @@ export type Inspection = ProcessView | 'gone' | 'denied' | 'kernel';
  */
 export function inspectProcess(dir: string): Inspection {
   try {
-    const stat = readFileSync(path.join(dir, 'stat'));
+    const stat = readKernelFileSync(path.join(dir, 'stat'));
     // Field 9 (flags) follows the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const flags = Number(fields[6]);
@@ -55,7 +55,7 @@ export function inspectProcess(dir: string): Inspection {
         if (target?.startsWith('/')) view.paths.push(stripDeleted(target));
       }
     }
-    for (const mapping of mappedFiles(readFileSync(path.join(dir, 'maps')))) {
+    for (const mapping of mappedFiles(readKernelFileSync(path.join(dir, 'maps')))) {
       view.identities.push(mapping.dev, mapping.ino);
       if (mapping.path) view.paths.push(stripDeleted(mapping.path));
     }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorCode } from '../core/errors.js';
-import { readdirNamesSync, readFileSync, readlinkSync } from './fs.js';
+import { readdirNamesSync, readKernelFileSync, readlinkSync } from './fs.js';
 import { IdentityIndex } from './identities.js';
 import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
 import { parseMountinfo } from './mountinfo.js';
@@ -99,7 +99,7 @@ function ownMounts(procRoot: string) {
     // A /proc without namespace links: only paths and identities are compared.
   }
   try {
-    const own = parseMountinfo(readFileSync(path.join(self, 'mountinfo')));
+    const own = parseMountinfo(readKernelFileSync(path.join(self, 'mountinfo')));
     const ownView = ownNamespace ? namespaceView(own, ownNamespace, process.pid, true) : null;
     return { own, ownNamespace, ownView };
   } catch {
@@ -146,7 +146,7 @@ function hostHiddenReason(procRoot: string): string | undefined {
     // No namespace link (a fake /proc, an old kernel): NSpid below decides.
   }
   try {
-    const status = readFileSync(path.join(procRoot, 'self', 'status'));
+    const status = readKernelFileSync(path.join(procRoot, 'self', 'status'));
     const line = status.split('\n').find((entry) => entry.startsWith('NSpid:'));
     const ids = line?.slice('NSpid:'.length).trim().split(/\s+/) ?? [];
     if (ids.length > 1) {

@@ -1,12 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, copyFileSync, chmodSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, chmodSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bindMountsOf } from '../../src/safety/bind-sources.js';
 import { deviceNumber, parseDecimalDevice, parseHexDevice } from '../../src/safety/device-number.js';
+import { readKernelFileSync } from '../../src/safety/fs.js';
 import { IdentityIndex } from '../../src/safety/identities.js';
 import { namespaceView } from '../../src/safety/mount-namespaces.js';
 import { parseMountinfo, placeOf, unescapeMountField } from '../../src/safety/mountinfo.js';
+import { decodeBytes } from '../../src/safety/names.js';
 import { mappedFiles, parseMapsLine } from '../../src/safety/proc-maps.js';
 import { spawnLiving, waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
@@ -168,5 +170,23 @@ describe('mountinfo', () => {
     // A mount of an ancestor (the home at /workspace) is how the host reaches it too: no view of it.
     expect(bindMountsOf({ own: mounts, namespaces: [container] }, '/home/ana/other')).toEqual([]);
     expect(bindMountsOf({ own: null, namespaces: [container] }, item)).toEqual([]);
+  });
+});
+
+describe('readKernelFileSync, the reader of /proc files', () => {
+  it('reads what fs.readFileSync reads: a real maps file, and files larger than its buffer, bytes kept', () => {
+    const own = `/proc/${process.pid}/maps`;
+    expect(readKernelFileSync(own).split('\n')[0]).toBe(readFileSync(own, 'utf8').split('\n')[0]);
+    const dir = tempDir();
+    // Latin-1 bytes (not UTF-8) past the first 64 kB and past a doubling of the buffer.
+    for (const size of [0, 1, 65_536, 65_537, 300_000]) {
+      const file = path.join(dir, `f-${size}`);
+      const bytes = Buffer.alloc(size, 0x61);
+      if (size > 0) bytes[size - 1] = 0xe9;
+      writeFileSync(file, bytes);
+      expect(readKernelFileSync(file), String(size)).toBe(decodeBytes(bytes));
+    }
+    // A short file after a long one: only its own bytes.
+    expect(readKernelFileSync(path.join(dir, 'f-1'))).toBe(decodeBytes(Buffer.from([0xe9])));
   });
 });
