@@ -37,42 +37,66 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
   const seen = new Set<string>();
   const state = new StateAnchors(ctx);
   const claimed = claimedFolders(ctx);
-  for (const set of ctx.config.providers.worktrees.sets) {
-    if (!set.enabled) continue;
-    for (const text of set.roots) {
-      const start = parseRoot(text);
-      if (start.kind === 'invalid') continue;
-      let bases: RootBase[] | null = staticBases(start, ctx);
-      // A root a user's state names is taken as it is on disk: no link of theirs is followed.
-      const fromState = bases === null;
-      if (bases === null && start.kind === 'anchor') {
-        const read = await state.bases(start);
-        for (const problem of read.problems)
-          problems.set(problem.file, { provider: 'worktrees', root: problem.file, ok: false, error: problem.error });
-        bases = read.bases;
+  // Every root is looked up at once (most name nothing here: one readdir or lstat each, and each
+  // a trip through the threadpool), then taken in the config's order, which decides what is kept.
+  const lookedUp = await Promise.all(
+    ctx.config.providers.worktrees.sets
+      .filter((set) => set.enabled)
+      .flatMap((set) => set.roots.map((text) => lookUpRoot(set, text, state, ctx))),
+  );
+  for (const { set, fromState, unreadable, folders } of lookedUp) {
+    for (const problem of unreadable)
+      problems.set(problem.file, { provider: 'worktrees', root: problem.file, ok: false, error: problem.error });
+    for (const root of folders) {
+      const key = `${set.name}\0${root}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const owner = claimed.find((folder) => pathsOverlap(root, folder.folder));
+      if (owner) {
+        ctx.log.debug({ set: set.name, root, claimedBy: owner.folder }, 'set root left to its own provider');
+        continue;
       }
-      for (const { base, rest } of bases ?? []) {
-        for (const root of await expandUnder(base, rest)) {
-          const key = `${set.name}\0${root}`;
-          if (seen.has(key) || !(await isFolderOfWorktrees(root, !fromState))) continue;
-          seen.add(key);
-          const owner = claimed.find((folder) => pathsOverlap(root, folder.folder));
-          if (owner) {
-            ctx.log.debug({ set: set.name, root, claimedBy: owner.folder }, 'set root left to its own provider');
-            continue;
-          }
-          found.push({
-            set: set.name,
-            idleAfter: set.idleAfter,
-            idleAfterMs: durationMs(set.idleAfter),
-            root,
-            fromState,
-          });
-        }
-      }
+      found.push({
+        set: set.name,
+        idleAfter: set.idleAfter,
+        idleAfterMs: durationMs(set.idleAfter),
+        root,
+        fromState,
+      });
     }
   }
   return { roots: withoutNestedStateRoots(found, ctx), problems: [...problems.values()] };
+}
+
+type EnabledSet = GatherContext['config']['providers']['worktrees']['sets'][number];
+
+interface RootLookup {
+  set: EnabledSet;
+  fromState: boolean;
+  /** State files that could not be read, so this root's folders could not all be known. */
+  unreadable: { file: string; error: string }[];
+  /** The folders of worktrees the root names, in order. */
+  folders: string[];
+}
+
+/** One root of a set: its anchor and glob expanded, and which of the folders found hold worktrees. */
+async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: GatherContext): Promise<RootLookup> {
+  const start = parseRoot(text);
+  if (start.kind === 'invalid') return { set, fromState: false, unreadable: [], folders: [] };
+  let bases: RootBase[] | null = staticBases(start, ctx);
+  // A root a user's state names is taken as it is on disk: no link of theirs is followed.
+  const fromState = bases === null;
+  let unreadable: RootLookup['unreadable'] = [];
+  if (bases === null && start.kind === 'anchor') {
+    const read = await state.bases(start);
+    unreadable = read.problems;
+    bases = read.bases;
+  }
+  const folders: string[] = [];
+  for (const { base, rest } of bases ?? [])
+    for (const root of await expandUnder(base, rest))
+      if (await isFolderOfWorktrees(root, !fromState)) folders.push(root);
+  return { set, fromState, unreadable, folders };
 }
 
 /**
