@@ -2,34 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
-import { type ReviewAfter, reviewAfterIn } from '../../src/providers/owl/settings.js';
+import { parseOwlDuration, type ReviewAfter, reviewAfterIn } from '../../src/providers/owl/settings.js';
 
 // The REFERENCE: Owl's config as zod read it before settings.ts checked it by hand, with the
 // answer readReviewAfter() made of it. Kept here only, to show the setting reads the same.
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1e3,
-  m: 6e4,
-  h: 3.6e6,
-  d: 8.64e7,
-  w: 6.048e8,
-};
-const PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w)/gy;
-function parseOwlDuration(text: string): number | null {
-  const trimmed = text.trim();
-  if (trimmed === '') return null;
-  PART.lastIndex = 0;
-  let total = 0;
-  let at = 0;
-  for (let match = PART.exec(trimmed); match; match = PART.exec(trimmed)) {
-    total += Number(match[1]) * (UNIT_MS[match[2] as string] as number);
-    at = PART.lastIndex;
-  }
-  return at === trimmed.length ? Math.round(total) : null;
-}
+// Go's duration text is read as before (not what this file compares).
 const owlConfig = z
   .looseObject({ garbageCollection: z.looseObject({ reviewAfter: z.unknown() }).optional().catch(undefined) })
   .catch({});
