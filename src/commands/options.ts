@@ -108,17 +108,11 @@ export const DEMO_OPTIONS = {
   'log-level': logLevel('warn'),
 } as const satisfies OptionTable;
 
-export interface PassArgs {
-  config?: string;
-  home?: string[];
-  only?: string[];
-  'min-age'?: string;
-  'report-dir'?: string;
-  'metrics-file'?: string;
-  pushgateway?: string;
-  json?: boolean;
-  'log-level': LogLevel;
-}
+/** What each command is handed: the types follow the tables above. */
+export type PassArgs = ArgsOf<typeof PASS_OPTIONS>;
+export type RunArgs = ArgsOf<typeof RUN_OPTIONS>;
+export type ServeArgs = ArgsOf<typeof SERVE_OPTIONS>;
+export type ReportArgs = ArgsOf<typeof REPORT_OPTIONS>;
 
 export function parseOnly(values: readonly string[] | undefined): ProviderName[] | undefined {
   if (!values || values.length === 0) return undefined;

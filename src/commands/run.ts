@@ -3,12 +3,8 @@ import { meteredPass } from './metered-pass.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger } from './logger.js';
-import { parseOnly, type PassArgs } from './options.js';
+import { parseOnly, type RunArgs } from './options.js';
 import { configFromArgs } from './pass-config.js';
-
-export interface RunArgs extends PassArgs {
-  'report-only'?: boolean;
-}
 
 /** `agent-janitor run`: one pass, its metrics (textfile, Pushgateway), then the exit code of the contract. */
 export async function runCommand(args: RunArgs): Promise<number> {

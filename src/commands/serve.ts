@@ -4,14 +4,9 @@ import { validateSchedule } from '../serve/schedule.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
 import { meteredPass } from './metered-pass.js';
-import { parseOnly, type PassArgs } from './options.js';
+import { parseOnly, type ServeArgs } from './options.js';
 import { rejectOverlaps } from './overlaps.js';
 import { configFromArgs } from './pass-config.js';
-
-export interface ServeArgs extends PassArgs {
-  listen?: string;
-  'report-only'?: boolean;
-}
 
 /**
  * `agent-janitor serve`: passes on the config's schedule and an HTTP server, until SIGTERM or
