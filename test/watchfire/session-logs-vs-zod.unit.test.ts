@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseLogHeader } from '../../src/providers/watchfire/session-logs.js';
+import { headerFields, parseLogHeader } from '../../src/providers/watchfire/session-logs.js';
 
 // The REFERENCE: a session log's header as zod read it before session-logs.ts checked it by hand.
 // Kept here only, to show headers read the same.
@@ -19,27 +19,11 @@ const logHeader = z.looseObject({
   status: z.string().default(''),
 });
 
-function unquote(value: string): string {
-  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))
-    return value.slice(1, -1);
-  return value;
-}
-
+// The header's lines are split by the module's own headerFields, as they were before: only the
+// check of the fields changed.
 function referenceHeader(text: string): { projectId: string | null; endedAtMs: number; status: string } | null {
-  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
-  if (lines[0] !== '---') return null;
-  const fields = new Map<string, string>();
-  let closed = false;
-  for (const line of lines.slice(1)) {
-    if (line === '---') {
-      closed = true;
-      break;
-    }
-    const colon = line.indexOf(':');
-    if (colon <= 0) return null;
-    fields.set(line.slice(0, colon).trim(), unquote(line.slice(colon + 1).trim()));
-  }
-  if (!closed) return null;
+  const fields = headerFields(text);
+  if (!fields) return null;
   const header = logHeader.safeParse(Object.fromEntries(fields));
   if (!header.success) return null;
   return { projectId: header.data.project_id, endedAtMs: header.data.ended_at, status: header.data.status };

@@ -16,25 +16,27 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 /** Project ids become path components here, so only plain names are followed. */
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/**
- * Parses the `---` header of a session log: `key: value` lines between two `---` lines.
- * Answers null for anything that is not a complete header with a valid `ended_at`.
- */
-export function parseLogHeader(text: string): { projectId: string | null; endedAtMs: number; status: string } | null {
+/** The `key: value` lines between a log's two `---` lines, or null when it has no complete header. */
+export function headerFields(text: string): Map<string, string> | null {
   const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
   if (lines[0] !== '---') return null;
   const fields = new Map<string, string>();
-  let closed = false;
   for (const line of lines.slice(1)) {
-    if (line === '---') {
-      closed = true;
-      break;
-    }
+    if (line === '---') return fields;
     const colon = line.indexOf(':');
     if (colon <= 0) return null;
     fields.set(line.slice(0, colon).trim(), unquote(line.slice(colon + 1).trim()));
   }
-  if (!closed) return null;
+  return null;
+}
+
+/**
+ * Parses the `---` header of a session log. Answers null for anything that is not a complete
+ * header with a valid `ended_at`.
+ */
+export function parseLogHeader(text: string): { projectId: string | null; endedAtMs: number; status: string } | null {
+  const fields = headerFields(text);
+  if (!fields) return null;
   // The fields this tool reads; the others (agent, mode, task…) are left as they are.
   const ended = fields.get('ended_at');
   if (ended === undefined || !RFC3339.test(ended)) return null;
