@@ -10,6 +10,7 @@ import { allProviders } from '../providers/index.js';
 import { mkdir, readdirOrEmpty, writeFile } from '../safety/fs.js';
 import { mkdtemp } from 'node:fs/promises';
 import { createLogger } from './logger.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** `agent-janitor demo`: builds a sandbox, runs a report-only pass and a real pass, prints both. */
 export async function demoCommand(args: { dir?: string }): Promise<number> {
@@ -48,8 +49,4 @@ function mergeConfig(a: Record<string, unknown>, b: Record<string, unknown>): Re
     out[key] = isPlainObject(existing) && isPlainObject(value) ? mergeConfig(existing, value) : value;
   }
   return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

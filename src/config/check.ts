@@ -10,6 +10,7 @@
  * input: expected string, received number`), as they were when zod read the config.
  */
 import { formatKey } from '../util/key-path.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** Where a value sits in the config: the keys and list positions that lead to it. */
 export type KeyPath = readonly (string | number)[];
@@ -100,8 +101,8 @@ export type Shape<T> = { [Key in keyof T]-?: Check<T[Key]> };
 export function mapping<T>(shape: Shape<T>): Check<T> {
   const keys = Object.keys(shape) as (keyof T & string)[];
   return (value, path) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return wrongType('object', value, path);
-    const given = value as Record<string, unknown>;
+    if (!isPlainObject(value)) return wrongType('object', value, path);
+    const given = value;
     const out: Partial<T> = {};
     for (const key of keys) {
       const checked = shape[key](Object.hasOwn(given, key) ? given[key] : undefined, [...path, key]);

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { SourceOfTruthError } from '../../core/errors.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
-import { WriteClock, isPlainObject, readJsonSource, subfolders } from '../vscode/files.js';
+import { isPlainObject } from '../../util/plain-object.js';
+import { WriteClock, readJsonSource, subfolders } from '../vscode/files.js';
 import type { HistoryRead } from '../vscode/settle.js';
 import { readExtensionState } from '../vscode/state-db.js';
 import { readFolderLocks, readSessionIds } from './databases.js';

@@ -17,6 +17,7 @@ import { asOwner, type Owner } from '../../safety/owner.js';
 import { removeTree } from '../../safety/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
 import { startWorker } from '../../util/builtins.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /**
  * Kilo's cross-process directory lock, implemented to the same protocol so that Kilo and this
@@ -171,8 +172,8 @@ function readMeta(file: string): LockMeta | null {
  * but the key must be there: the zod schema this replaced refused a file without it.
  */
 export function lockMetaOf(value: unknown): LockMeta | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const { token, pid, hostname, createdAt } = value as Record<string, unknown>;
+  if (!isPlainObject(value)) return null;
+  const { token, pid, hostname, createdAt } = value;
   // Made text first, as zod's transform did whatever the other keys held: a value that cannot be
   // (`{"toString": null}`) throws here as it did there.
   const shown = String(createdAt ?? '');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull, readFileOrNull, realpath, type Stats } from '../../safety/fs.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** What an owner repository R says of its worktrees, read without writing anything to it. */
 export interface OwnerRepoFacts {
@@ -178,11 +179,10 @@ async function readAgentManager(repo: string, facts: OwnerRepoFacts): Promise<vo
 /** The `path` of every entry of `worktrees: {<id>: {branch, path, parentBranch, createdAt}}`. */
 function agentManagerWorktrees(text: string): string[] {
   const data: unknown = JSON.parse(text);
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not a JSON object');
-  const worktrees = (data as { worktrees?: unknown }).worktrees;
+  if (!isPlainObject(data)) throw new Error('not a JSON object');
+  const { worktrees } = data;
   if (worktrees === undefined) return [];
-  if (typeof worktrees !== 'object' || worktrees === null || Array.isArray(worktrees))
-    throw new Error('worktrees is not an object');
+  if (!isPlainObject(worktrees)) throw new Error('worktrees is not an object');
   const paths: string[] = [];
   for (const [id, entry] of Object.entries(worktrees)) {
     const listed = typeof entry === 'object' && entry !== null ? (entry as { path?: unknown }).path : undefined;

@@ -1,6 +1,7 @@
 import { parse } from 'yaml';
 import { errorMessage } from '../../core/errors.js';
 import { readFileOrNull } from '../../safety/fs.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 export interface ReviewAfter {
   ms: number;
@@ -37,12 +38,8 @@ export function parseOwlDuration(text: string): number | null {
   return at === trimmed.length ? Math.round(total) : null;
 }
 
-/** What a YAML value is when it is a mapping (a plain object), else null. */
-function asMapping(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;
-}
+/** A YAML value when it is a mapping, else null. */
+const asMapping = (value: unknown): Record<string, unknown> | null => (isPlainObject(value) ? value : null);
 
 /**
  * How long a job may wait in review. Owl's own `garbageCollection.reviewAfter` for that home

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { readdirOrEmpty } from '../../safety/fs.js';
 import type { EditorDir } from './editors.js';
-import { isPlainObject, readJsonSource } from './files.js';
+import { isPlainObject } from '../../util/plain-object.js';
+import { readJsonSource } from './files.js';
 
 /**
  * The versions of an extension a product has installed, from its `extensions.json` files (the

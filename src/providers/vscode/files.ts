@@ -58,6 +58,3 @@ export class WriteClock {
     }
   }
 }
-
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,5 +1,6 @@
 import { SourceOfTruthError } from '../../core/errors.js';
-import { isPlainObject, readJsonSource } from './files.js';
+import { isPlainObject } from '../../util/plain-object.js';
+import { readJsonSource } from './files.js';
 
 export type SettingValue = { state: 'absent' } | { state: 'set'; value: unknown; mtimeMs: number };
 

@@ -1,6 +1,6 @@
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
 import { openReadOnly } from './read-only-db.js';
-import { isPlainObject } from './files.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** An extension's global state as one `state.vscdb` holds it: the JSON object of its row (none without one). */
 export interface ExtensionStateRow {

@@ -3,6 +3,7 @@ import { parseDocument } from 'yaml';
 import { errorMessage } from '../../core/errors.js';
 import { formatKey } from '../../util/key-path.js';
 import { readSettled } from './stable-read.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** One entry of `projects.yaml`. */
 export interface RegisteredProject {
@@ -30,10 +31,10 @@ export function parseMapping(text: string, file: string): Record<string, unknown
   const problem = doc.errors[0];
   if (problem) throw new WatchfireStateError(`${file}: not valid YAML: ${problem.message.split('\n')[0]}`);
   const value: unknown = doc.toJS();
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new WatchfireStateError(`${file}: expected a YAML mapping with version and ${path.basename(file, '.yaml')}`);
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 // The files' checks, written out: each refuses with the line zod gave for its first issue (keys in
@@ -51,8 +52,8 @@ function refuse(file: string, keys: Keys, message: string): never {
 const ABSENT = 'Invalid input: expected nonoptional, received undefined';
 
 function mapping(value: unknown, file: string, keys: Keys): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(file, keys, 'expected a mapping');
-  return value as Record<string, unknown>;
+  if (!isPlainObject(value)) refuse(file, keys, 'expected a mapping');
+  return value;
 }
 
 function list(value: unknown, file: string, keys: Keys): unknown[] {

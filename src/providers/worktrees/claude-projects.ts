@@ -3,6 +3,7 @@ import { errorMessage } from '../../core/errors.js';
 import { lstatOrNull, readStateFile } from '../../safety/fs.js';
 import { readWorktreeLink } from '../../worktree/link.js';
 import { ownedBy, type StateFolders } from './state-folders.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** `.claude.json` holds settings, caches and history too; tens of megabytes are seen. */
 const MAX_STATE_BYTES = 256 * 1024 * 1024;
@@ -52,12 +53,10 @@ async function readProjects(file: string): Promise<{ projects: string[]; uid: nu
 }
 
 function projectKeys(value: unknown, file: string): string[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new Error(`${file} is not a JSON object`);
-  const projects = (value as { projects?: unknown }).projects;
+  if (!isPlainObject(value)) throw new Error(`${file} is not a JSON object`);
+  const { projects } = value;
   if (projects === undefined) return [];
-  if (typeof projects !== 'object' || projects === null || Array.isArray(projects))
-    throw new Error(`${file}: projects is not an object of project folders`);
+  if (!isPlainObject(projects)) throw new Error(`${file}: projects is not an object of project folders`);
   return Object.keys(projects).filter((key) => path.isAbsolute(key));
 }
 

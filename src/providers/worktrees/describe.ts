@@ -3,6 +3,7 @@ import { errorMessage } from '../../core/errors.js';
 import { readRegularFileSync } from '../../safety/fs.js';
 import type { WorktreeLink } from '../../worktree/link.js';
 import { builtInSet } from './builtin-sets.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** "set codex (Codex)": who found the worktree. */
 export function describeSet(name: string): string {
@@ -45,8 +46,8 @@ function readJson(file: string): Record<string, unknown> | null {
   const bytes = readRegularFileSync(file, MAX_METADATA_BYTES);
   if (!bytes) return null;
   const value: unknown = JSON.parse(bytes.toString('utf8'));
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
-  return value as Record<string, unknown>;
+  if (!isPlainObject(value)) throw new Error('not a JSON object');
+  return value;
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
