@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
+import { gitWrapper } from '../helpers/git-wrapper.js';
 
 // The progress line of `run` on a real pseudo-terminal: util-linux's `script` gives the command one
 // (stdin, stdout and stderr), unless the command line sends a stream elsewhere.
@@ -42,7 +43,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the progress line of run', () => {
   it('is drawn on a terminal, rewritten in place, throttled, and erased before the summary', () => {
-    const { output, ms } = onTerminal(run());
+    // A git that answers slowly keeps the pass going for a few tenths of a second after the first
+    // items are judged (a fast pass could end within one tenth, before a second line is drawn).
+    const slowGit = gitWrapper(path.join(dir, 'slow-git'), 'sleep 0.3');
+    const { output, ms } = onTerminal(`PATH=${JSON.stringify(slowGit)}:"$PATH" ${run()}`);
     const lines = output.match(LINE) ?? [];
     expect(lines.length).toBeGreaterThan(0);
     // At most ten a second, and the first one at once.
