@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, inspectLock, LockBusyError } from '../../src/providers/kilo/lock.js';
+import { gitWrapper } from '../helpers/git-wrapper.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
+import { withProcessEnv } from '../helpers/process-env.js';
 import { waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
 import { put } from '../helpers/fs-fixtures.js';
@@ -107,6 +109,61 @@ describe("Kilo's snapshot lock", () => {
     expect(seen.gitdirWhenAcquired).toBe(false);
     expect(refExists(s.repo, pinOf(repo))).toBe(false);
     expect(existsSync(lockDir)).toBe(false);
+  });
+
+  it('leaves the repository alone when its heartbeat went stale while the lock was held', async () => {
+    const s = scene();
+    const gone = addKiloWorktree(s.repo, 'gone');
+    const repo = makeSnapshot(s.data, s.projectId, gone, { seededFrom: s.repo });
+    removeKiloWorktree(s.repo, gone);
+    const lockDir = lockDirOf(s.state, repo);
+    // Every git run while the lock is ours ages its heartbeat by 50 s: a heartbeat thread that
+    // stopped, or was held up, while the repository was judged again under the lock.
+    const bin = gitWrapper(
+      s.work,
+      `[ -f '${path.join(lockDir, 'heartbeat')}' ] && touch -d '50 seconds ago' '${path.join(lockDir, 'heartbeat')}'`,
+    );
+    const before = snapshotOf(s);
+
+    const { report } = await withProcessEnv({ PATH: `${bin}:${process.env.PATH}` }, () => runKilo(s));
+
+    const item = itemAt(report, repo);
+    expect(item).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
+    expect(item.detail).toMatch(/the snapshot lock .* has a heartbeat 5\ds old: .*left alone/);
+    expect(existsSync(repo)).toBe(true);
+    expect(refExists(s.repo, pinOf(repo))).toBe(true);
+    // Released as ours; nothing else changed.
+    expect(existsSync(lockDir)).toBe(false);
+    expectOnlyRemoved(s, before, snapshotOf(s), []);
+  });
+
+  it('is proven still ours, and fresh, just before the removal', async () => {
+    const dir = tempDir();
+    const lockDir = path.join(dir, 'locks', 'mine.lock');
+    // No beat falls within this test.
+    const held = await acquireLock(lockDir, { owner: null, log, heartbeatMs: 60_000 });
+    const heartbeat = path.join(lockDir, 'heartbeat');
+    const metaFile = path.join(lockDir, 'meta.json');
+    const meta = readFileSync(metaFile, 'utf8');
+    expect(() => held.assertHeld()).not.toThrow();
+
+    // One beat missed is still fresh enough; two are not.
+    utimesSync(heartbeat, new Date(Date.now() - 35_000), new Date(Date.now() - 35_000));
+    expect(() => held.assertHeld()).not.toThrow();
+    utimesSync(heartbeat, new Date(Date.now() - 45_000), new Date(Date.now() - 45_000));
+    expect(() => held.assertHeld()).toThrow(/has a heartbeat 45s old/);
+
+    utimesSync(heartbeat, new Date(), new Date());
+    writeFileSync(metaFile, JSON.stringify({ ...JSON.parse(meta), token: 'someone-else' }));
+    expect(() => held.assertHeld()).toThrow(/no longer carries our token/);
+    writeFileSync(metaFile, meta);
+    expect(() => held.assertHeld()).not.toThrow();
+
+    rmSync(heartbeat);
+    expect(() => held.assertHeld()).toThrow(/lost its heartbeat file/);
+    writeFileSync(heartbeat, '');
+    await held.release();
+    expect(() => held.assertHeld()).toThrow(/already released/);
   });
 
   it('creates the lock the way Kilo does and releases only its own', async () => {

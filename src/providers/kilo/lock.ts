@@ -28,6 +28,11 @@ import { isPlainObject } from '../../util/plain-object.js';
  */
 const STALE_MS = 60_000;
 const HEARTBEAT_MS = 20_000;
+/**
+ * The oldest our heartbeat may be when a removal goes ahead: a beat missed (a thread gone or held
+ * up) shows as an older file long before another process may call the lock stale and break it.
+ */
+const FRESH_ENOUGH_MS = STALE_MS - HEARTBEAT_MS;
 
 export type LockState =
   | { state: 'free' }
@@ -56,6 +61,11 @@ interface LockMeta {
 export interface HeldLock {
   lockDir: string;
   token: string;
+  /**
+   * Throws unless the lock is still ours and its heartbeat fresh enough that no other process can
+   * have broken it: called just before the step that cannot be undone.
+   */
+  assertHeld(): void;
   /** Stops the heartbeat and removes the lock folder if it is still ours. */
   release(): Promise<void>;
 }
@@ -189,6 +199,19 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
   return {
     lockDir,
     token,
+    assertHeld() {
+      if (released) throw new Error(`the snapshot lock ${lockDir} was already released`);
+      const beat = lstatOrNullSync(path.join(lockDir, 'heartbeat'));
+      const ageMs = beat ? Date.now() - beat.mtimeMs : null;
+      if (ageMs === null || ageMs > FRESH_ENOUGH_MS)
+        throw new Error(
+          `the snapshot lock ${lockDir} ${ageMs === null ? 'lost its heartbeat file' : `has a heartbeat ${Math.round(ageMs / 1000)}s old`}: it may not be ours for long enough; left alone`,
+        );
+      if (readMeta(path.join(lockDir, 'meta.json'))?.token !== token)
+        throw new Error(
+          `the snapshot lock ${lockDir} no longer carries our token: another process holds it; left alone`,
+        );
+    },
     async release() {
       if (released) return;
       released = true;

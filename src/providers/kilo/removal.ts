@@ -36,6 +36,8 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
         if (verdict.decision !== 'delete')
           throw new Error(`no longer proven dead under the snapshot lock: ${verdict.reason}: ${verdict.detail}`);
         await assertSameFolder(gitdir, judged);
+        // Nothing is awaited between this look and the quarantine rename.
+        lock?.assertHeld();
         await ctx.removeTree(gitdir);
         if (now.pin && now.ownerPath) await dropPin(now.ownerPath, now.pin, ctx.owner);
       } finally {
