@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { GitPluginError, GitError as SimpleGitError, type SimpleGit, simpleGit } from 'simple-git';
 import type { Owner } from '../safety/owner.js';
-import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_CONFIG } from './settings.js';
+import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment, SAFE_CONFIG, VARIABLES_SET } from './settings.js';
 import { onSilence, stopChild } from './stop.js';
 
 /**
@@ -143,7 +143,7 @@ function killSurely(silenceLimitMs: number, abort: AbortSignal | undefined) {
 }
 
 /** The git variables a run may have: the ones gitEnvironment sets, and the one it inherits. */
-const OWN_VARIABLES = ['GIT_OPTIONAL_LOCKS', 'GIT_PAGER', 'GIT_TERMINAL_PROMPT', 'GIT_EXEC_PATH', 'PAGER', 'LC_ALL'];
+const OWN_VARIABLES = [...VARIABLES_SET, 'GIT_EXEC_PATH'];
 
 const instances = new Map<string, SimpleGit>();
 

@@ -20,21 +20,37 @@ export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
 const PROGRAM_VARIABLES: ReadonlySet<string> = new Set(['EDITOR', 'VISUAL', 'SSH_ASKPASS', 'PREFIX']);
 
 /**
+ * Where git looks for the global config and the default excludes file: nowhere. The pass's home is
+ * root's or another user's, and its `.gitconfig` or `.config/git/ignore` could hide untracked files
+ * (`core.excludesFile`) or the branches a log shows (`log.excludeDecoration`); only a repository's
+ * own config counts, so git may see more changes than its owner's setup would show, never fewer.
+ * git takes a home that is not a folder for one with no config in it.
+ */
+const NO_HOME = '/dev/null';
+
+/**
  * The environment every git call runs with: the pass's own, scrubbed of every variable that could
- * point git at another repository or change its answer (see environment.ts), then no optional
- * locks (a status never takes an agent's index.lock), the C locale (messages we parse), no pager,
- * no prompt. `extra` is the caller's own and is kept as given.
+ * point git at another repository or change its answer (see environment.ts), then no global or
+ * system config, no optional locks (a status never takes an agent's index.lock), the C locale
+ * (messages we parse), no pager, no prompt. `extra` is the caller's own and is kept as given.
  */
 export function gitEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const inherited = scrubGitEnvironment(process.env);
   for (const name of Object.keys(inherited)) if (PROGRAM_VARIABLES.has(name.toUpperCase())) delete inherited[name];
-  return {
-    ...inherited,
-    ...extra,
-    GIT_OPTIONAL_LOCKS: '0',
-    LC_ALL: 'C',
-    GIT_PAGER: 'cat',
-    PAGER: 'cat',
-    GIT_TERMINAL_PROMPT: '0',
-  };
+  return { ...inherited, ...extra, ...SET_BY_US };
 }
+
+const SET_BY_US: Readonly<Record<string, string>> = {
+  HOME: NO_HOME,
+  XDG_CONFIG_HOME: NO_HOME,
+  GIT_CONFIG_GLOBAL: NO_HOME,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_OPTIONAL_LOCKS: '0',
+  LC_ALL: 'C',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+};
+
+/** The variables gitEnvironment sets on every run, whatever the caller or the pass has. */
+export const VARIABLES_SET: readonly string[] = Object.keys(SET_BY_US);

@@ -211,6 +211,37 @@ const LEAKS: Array<[string, Leak]> = [
   ['GIT_NAMESPACE', () => ({ GIT_NAMESPACE: 'elsewhere' })],
 ];
 
+/**
+ * Git config outside the repository, as the pass's own home has it (root's, or the user's who runs
+ * the pass by hand): each would have git call an untracked file ignored. Answers the pass's extra
+ * environment.
+ */
+const OUTSIDE_CONFIG: Array<[string, (world: World, d: ReturnType<typeof decoy>) => NodeJS.ProcessEnv]> = [
+  [
+    'a ~/.gitconfig of the pass that names an excludes file',
+    (world, d) => {
+      put(path.join(world.env.HOME as string, '.gitconfig'), `[core]\n\texcludesFile = ${d.ignoreAll}\n`);
+      return {};
+    },
+  ],
+  [
+    "~/.config/git/ignore, the pass's default excludes file",
+    (world) => {
+      put(path.join(world.env.HOME as string, '.config', 'git', 'ignore'), '*\n');
+      return {};
+    },
+  ],
+  [
+    'an XDG_CONFIG_HOME of the pass with git/config and git/ignore',
+    (world, d) => {
+      const xdg = path.join(world.dir, 'xdg');
+      put(path.join(xdg, 'git', 'config'), `[core]\n\texcludesFile = ${d.ignoreAll}\n`);
+      put(path.join(xdg, 'git', 'ignore'), '*\n');
+      return { XDG_CONFIG_HOME: xdg };
+    },
+  ],
+];
+
 describe("rule 15: the pass's environment never reaches git", () => {
   it.each(LEAKS)(
     'with %s set for the pass, a unique commit and an untracked file survive and the clean tree still goes',
@@ -228,6 +259,20 @@ describe("rule 15: the pass's environment never reaches git", () => {
       const before = snapshot(world);
 
       const report = await runPass(world, leak(bait));
+
+      expectSettled(world, report, before);
+    },
+  );
+
+  it.each(OUTSIDE_CONFIG)(
+    'with %s, a unique commit and an untracked file survive and the clean tree still goes',
+    { timeout: 240_000 },
+    async (_name, configure) => {
+      const world = buildWorld(VICTIMS);
+      const env = configure(world, decoy(world.dir));
+      const before = snapshot(world);
+
+      const report = await runPass(world, env);
 
       expectSettled(world, report, before);
     },

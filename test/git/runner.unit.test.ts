@@ -35,19 +35,22 @@ describe('the environment git runs with', () => {
     expect([...INHERITED_GIT_VARIABLES]).toEqual(['GIT_EXEC_PATH']);
   });
 
-  it('sets no optional locks, the C locale, no pager and no prompt over anything inherited or passed', async () => {
+  it('sets no global or system config, no optional locks, the C locale, no pager and no prompt over anything inherited or passed', async () => {
     const env = await withProcessEnv(
-      { GIT_DIR: '/elsewhere/.git', LC_ALL: 'de_DE.UTF-8', GIT_OPTIONAL_LOCKS: '1' },
+      { GIT_DIR: '/elsewhere/.git', LC_ALL: 'de_DE.UTF-8', GIT_OPTIONAL_LOCKS: '1', XDG_CONFIG_HOME: '/root/.config' },
       () => gitEnvironment({ LC_ALL: 'fr_FR.UTF-8', GIT_TERMINAL_PROMPT: '1', HOME: '/home/ana' }),
     );
     expect(env.GIT_DIR).toBeUndefined();
     expect(env).toMatchObject({
+      HOME: '/dev/null',
+      XDG_CONFIG_HOME: '/dev/null',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
       GIT_OPTIONAL_LOCKS: '0',
       LC_ALL: 'C',
       GIT_PAGER: 'cat',
       PAGER: 'cat',
       GIT_TERMINAL_PROMPT: '0',
-      HOME: '/home/ana',
     });
   });
 
