@@ -1,12 +1,11 @@
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
 import { createTreeCache } from '../../safety/tree-cache.js';
-import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
-import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
-import { readWorktreeLink, type LinkResult } from '../../worktree/link.js';
-import { scanNested, type NestedScan } from '../../worktree/nested.js';
+import { newestWrite } from '../../worktree/idle.js';
+import { scanNested } from '../../worktree/nested.js';
 import { gitWorktreeRemoval } from '../../worktree/remove.js';
 import { describeSet, ownerNote } from './describe.js';
+import { examineSetWorktrees, type SetWorktreeEvidence } from './examine.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
 
@@ -46,59 +45,6 @@ export const worktreesProvider: Provider = {
     return { roots, candidates };
   },
 };
-
-interface SetWorktreeEvidence {
-  evidence: WorktreeEvidence;
-  newest: NewestWrite;
-  /** The `.git` entries below the worktree's top, from the same walk as its newest write. */
-  nested: NestedScan;
-}
-
-/**
- * Reads what the judgements need: the links, then git about every unlocked tree while the trees are
- * walked for their newest writes (git runs in its own processes, the walk here, so on two cores
- * they overlap), all of them together (one status per worktree, one ref and commit listing per
- * repository). Git's answer is kept only for a tree that proved idle; the others are judged on
- * their age alone, as before.
- */
-async function examineSetWorktrees(
-  items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
-  walks: Pick<GatherContext, 'measure' | 'measureAhead' | 'whenMeasured'>,
-): Promise<SetWorktreeEvidence[]> {
-  const { measure } = walks;
-  const linked = items.map((item) => readWorktreeLink(item.worktree));
-  const trees = (result: LinkResult): string[] => (result.ok ? [result.link.path, result.link.adminDir] : []);
-  walks.measureAhead?.(linked.flatMap(trees));
-  const unlocked = linked.flatMap((result, at) =>
-    result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : [],
-  );
-  const asking = readGitFacts(unlocked.map((ask) => ask.link));
-  const examined: Array<SetWorktreeEvidence & { idle: boolean }> = [];
-  for (const [k, { worktree, policy }] of items.entries()) {
-    const result = linked[k] as LinkResult;
-    if (!result.ok) {
-      examined.push({
-        evidence: { path: worktree, state: 'unlinked', problem: result.problem, detail: result.detail },
-        newest: { ms: null },
-        nested: { ok: false, error: result.detail },
-        idle: false,
-      });
-      continue;
-    }
-    const { link } = result;
-    await walks.whenMeasured?.(trees(result));
-    const newest = newestWrite([link.path, link.adminDir], measure);
-    const nested = scanNested(link.path, measure);
-    const idle = newest.ms !== null && !newest.error && policy.nowMs - newest.ms > policy.idleAfterMs;
-    examined.push({ evidence: { path: worktree, state: 'linked', link, git: null }, newest, nested, idle });
-  }
-  const facts = await asking;
-  unlocked.forEach(({ at, link }, k) => {
-    const entry = examined[at] as SetWorktreeEvidence & { idle: boolean };
-    if (entry.idle) entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);
-  });
-  return examined.map(({ evidence, newest, nested }) => ({ evidence, newest, nested }));
-}
 
 interface SetWorktree {
   root: SetRoot;
