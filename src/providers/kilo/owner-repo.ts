@@ -185,7 +185,7 @@ function agentManagerWorktrees(text: string): string[] {
   if (!isPlainObject(worktrees)) throw new Error('worktrees is not an object');
   const paths: string[] = [];
   for (const [id, entry] of Object.entries(worktrees)) {
-    const listed = typeof entry === 'object' && entry !== null ? (entry as { path?: unknown }).path : undefined;
+    const listed = isPlainObject(entry) ? entry.path : undefined;
     if (typeof listed !== 'string' || listed === '') throw new Error(`worktrees.${id}.path is not a path`);
     paths.push(listed);
   }
