@@ -18,6 +18,11 @@ export interface StaleAdminEntry {
    * go with it; null where its files cannot tell (reftable, a symbolic ref, odd content).
    */
   worktreeRefs: KeepingRef[] | null;
+  /**
+   * `<adminDir>/modules` when the entry holds a submodule's git directory: that repository's
+   * commits may exist nowhere else, so the entry is never pruned as stale (rule 24).
+   */
+  submoduleGitDirs: string | null;
 }
 
 /**
@@ -33,8 +38,14 @@ export async function findStaleAdminEntries(commonDir: string, ownedRoot: string
     if (!entry.isDirectory() || quarantinedName(entry.name) !== null) continue;
     const adminDir = path.join(adminRoot, entry.name);
     const stale = await staleEntry(adminDir, ownedRoot);
-    if (stale)
-      found.push({ adminDir, adminRoot, worktree: stale, worktreeRefs: readWorktreeRefFiles({ adminDir, commonDir }) });
+    if (!stale) continue;
+    found.push({
+      adminDir,
+      adminRoot,
+      worktree: stale,
+      worktreeRefs: readWorktreeRefFiles({ adminDir, commonDir }),
+      submoduleGitDirs: await submoduleGitDirs(adminDir),
+    });
   }
   return found;
 }
@@ -50,6 +61,12 @@ async function staleEntry(adminDir: string, ownedRoot: string): Promise<string |
   const parent = await lstatOrNull(path.dirname(worktree));
   if (!parent?.isDirectory()) return null;
   return worktree;
+}
+
+/** `<adminDir>/modules`, where git keeps a worktree's submodule repositories, when it is there in any form. */
+async function submoduleGitDirs(adminDir: string): Promise<string | null> {
+  const modules = path.join(adminDir, 'modules');
+  return (await lstatOrNull(modules)) ? modules : null;
 }
 
 /** Inside the owned root as written, or as the root resolves (git may have recorded either). */
@@ -78,6 +95,8 @@ export function adminEntryRemoval(entry: StaleAdminEntry, ownedRoot: string): Re
       const refs = readWorktreeRefFiles({ adminDir: entry.adminDir, commonDir: path.dirname(entry.adminRoot) });
       if (refs === null || JSON.stringify(refs) !== JSON.stringify(entry.worktreeRefs))
         throw new Error(`the refs of its own in ${entry.adminDir} changed since it was judged; left alone`);
+      if (await submoduleGitDirs(entry.adminDir))
+        throw new Error(`${entry.adminDir} now holds submodule repositories in modules/; left alone`);
       await ctx.removeTree(entry.adminDir);
     },
   };

@@ -99,7 +99,7 @@ export async function adminEntryCandidates(
       const job =
         byPath.get(entry.worktree) ?? (/^[1-9]\d*$/.test(name) ? state.jobs.get(Number(name)) : undefined) ?? null;
       if (!isRemovableJob(job)) continue;
-      const held = await ownRefsHeld(entry, common);
+      const held = submoduleRepositories(entry) ?? (await ownRefsHeld(entry, common));
       if (held) {
         found.push({
           provider: 'owl',
@@ -125,6 +125,16 @@ export async function adminEntryCandidates(
     }
   }
   return found;
+}
+
+/** A stale entry that holds a submodule's repository keeps it: its commits may exist nowhere else (rule 24). */
+function submoduleRepositories(entry: StaleAdminEntry): OwnerJudgement | null {
+  if (entry.submoduleGitDirs === null) return null;
+  return {
+    decision: 'unfinished',
+    reason: 'nested-repository',
+    detail: `its worktree ${entry.worktree} is gone, but the admin entry holds submodule repositories in ${entry.submoduleGitDirs}, whose commits may exist nowhere else; not pruned`,
+  };
 }
 
 /**
