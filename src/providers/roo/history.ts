@@ -55,8 +55,8 @@ export async function readRooHistory(location: RooLocation): Promise<RooHistory>
 
 /**
  * The custom storage paths the user's settings name (every profile, and a remote host's machine
- * settings). One that is set but is not an absolute, existing, readable folder (an unmounted
- * volume looks the same) is a problem: the extension keeps the history of its tasks there.
+ * settings). One that is set but is not an absolute, existing, readable folder holding tasks/ (an
+ * unmounted volume looks the same) is a problem: the extension keeps the history of its tasks there.
  */
 async function customStoragePaths(
   location: RooLocation,
@@ -81,11 +81,16 @@ export async function unusableBase(value: unknown): Promise<string | null> {
   if (typeof value !== 'string') return `not a path (${JSON.stringify(value)})`;
   if (!path.isAbsolute(value)) return `${value}, not an absolute path`;
   if (!(await isFolderOrLinkToOne(value))) return `${value}, which is not an existing folder (an unmounted volume?)`;
+  let entries: Awaited<ReturnType<typeof readdirOrEmpty>>;
   try {
-    await readdirOrEmpty(value);
+    entries = await readdirOrEmpty(value);
   } catch (err) {
     return `${value}, which cannot be read: ${errorMessage(err)}`;
   }
+  // The mount point of a volume that is not mounted is an empty folder; a custom storage folder the
+  // extension has used always holds tasks/. One without it proves nothing of the tasks kept there.
+  if (!entries.some((entry) => entry.name === 'tasks'))
+    return `${value}, which holds no tasks/ folder (an unmounted volume's mount point looks like this)`;
   return null;
 }
 
