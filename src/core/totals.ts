@@ -3,6 +3,7 @@ import type { ReportItem, Totals } from './types.js';
 export function computeTotals(items: readonly ReportItem[]): Totals {
   const totals: Totals = {
     reclaimedBytes: 0,
+    wouldReclaimBytes: 0,
     deleted: 0,
     wouldDelete: 0,
     kept: 0,
@@ -18,6 +19,7 @@ export function computeTotals(items: readonly ReportItem[]): Totals {
         break;
       case 'would-delete':
         totals.wouldDelete += 1;
+        totals.wouldReclaimBytes += item.bytes;
         break;
       default:
         totals[item.verdict] += 1;

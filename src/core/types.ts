@@ -151,6 +151,8 @@ export interface Claim {
 
 export interface Totals {
   reclaimedBytes: number;
+  /** Bytes of the `would-delete` items: what a deleting pass would free now. */
+  wouldReclaimBytes: number;
   deleted: number;
   wouldDelete: number;
   kept: number;

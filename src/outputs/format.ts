@@ -10,3 +10,13 @@ export function formatBytes(bytes: number): string {
   }
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
 }
+
+/** 4972 → "4,972": counts as a person reads them, the same on every machine. */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/** "1 item", "4,972 items". */
+export function formatItems(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'item' : 'items'}`;
+}

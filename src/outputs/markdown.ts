@@ -1,5 +1,6 @@
-import type { Report, ReportItem } from '../core/types.js';
-import { formatBytes } from './format.js';
+import { isHeld } from '../core/held.js';
+import type { ProviderName, Report, ReportItem } from '../core/types.js';
+import { formatBytes, formatCount, formatItems } from './format.js';
 
 /**
  * report.md, the human summary: totals, then unfinished work first, then refusals, then deletions.
@@ -12,9 +13,14 @@ export function markdownLines(report: Report): string[] {
     '',
     `Host \`${report.host}\`, ${report.startedAt} to ${report.finishedAt}.`,
     '',
-    '| reclaimed | deleted | would delete | kept | refused | unfinished | failed |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    `| ${formatBytes(t.reclaimedBytes)} | ${t.deleted} | ${t.wouldDelete} | ${t.kept} | ${t.refused} | ${t.unfinished} | ${t.failed} |`,
+    report.mode === 'delete'
+      ? `**Reclaimed ${formatBytes(t.reclaimedBytes)}** (${formatItems(t.deleted)}).`
+      : `**Would reclaim ${formatBytes(t.wouldReclaimBytes)}** (${formatItems(t.wouldDelete)}).`,
+    '',
+    ...byProvider(report),
+    '| reclaimed | would reclaim | deleted | would delete | kept | refused | unfinished | failed |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${formatBytes(t.reclaimedBytes)} | ${formatBytes(t.wouldReclaimBytes)} | ${t.deleted} | ${t.wouldDelete} | ${t.kept} | ${t.refused} | ${t.unfinished} | ${t.failed} |`,
     '',
     `Processes inspected: ${report.processCheck.inspected}, uninspectable: ${report.processCheck.uninspectable}` +
       (report.processCheck.visible ? '.' : ' (processes are not visible from here).'),
@@ -52,6 +58,31 @@ export function markdownLines(report: Report): string[] {
     'Kept',
     report.items.filter((i) => i.verdict === 'kept'),
   );
+  return lines;
+}
+
+/**
+ * What each provider freed (or would free) and what live processes keep on disk, one row per
+ * provider with any item; nothing when the pass saw no item.
+ */
+function byProvider(report: Report): string[] {
+  const freeing = report.mode === 'delete' ? 'deleted' : 'would-delete';
+  const rows = new Map<ProviderName, { bytes: number; items: number; held: number }>();
+  for (const item of report.items) {
+    const row = rows.get(item.provider) ?? { bytes: 0, items: 0, held: 0 };
+    if (item.verdict === freeing) {
+      row.bytes += item.bytes;
+      row.items += 1;
+    }
+    if (isHeld(item)) row.held += item.bytes;
+    rows.set(item.provider, row);
+  }
+  if (rows.size === 0) return [];
+  const title = report.mode === 'delete' ? 'reclaimed' : 'would reclaim';
+  const lines = [`| provider | ${title} | items | held by live processes |`, '| --- | --- | --- | --- |'];
+  for (const [provider, row] of rows)
+    lines.push(`| ${provider} | ${formatBytes(row.bytes)} | ${formatCount(row.items)} | ${formatBytes(row.held)} |`);
+  lines.push('');
   return lines;
 }
 

@@ -1,5 +1,6 @@
+import { isHeld } from '../core/held.js';
 import type { Report } from '../core/types.js';
-import { formatBytes } from './format.js';
+import { formatBytes, formatItems } from './format.js';
 
 /** The few lines `run` prints on stdout for a person. */
 export function renderSummary(report: Report, reportDir: string): string {
@@ -7,9 +8,14 @@ export function renderSummary(report: Report, reportDir: string): string {
   const lines = [
     report.mode === 'delete'
       ? `agent-janitor: reclaimed ${formatBytes(t.reclaimedBytes)} (${t.deleted} deleted)`
-      : `agent-janitor (report only): ${t.wouldDelete} would be deleted`,
+      : `agent-janitor (report only): would reclaim ${formatBytes(t.wouldReclaimBytes)} (${formatItems(t.wouldDelete)})`,
     `  kept ${t.kept}, refused ${t.refused}${byReason(report, 'refused')}, unfinished ${t.unfinished}${byReason(report, 'unfinished')}, failed ${t.failed}`,
   ];
+  const held = report.items.filter(isHeld);
+  if (held.length > 0) {
+    const bytes = held.reduce((sum, item) => sum + item.bytes, 0);
+    lines.push(`  held by live processes: ${formatBytes(bytes)} (${formatItems(held.length)} refused in-use)`);
+  }
   for (const provider of report.providers.filter((p) => !p.ok)) {
     lines.push(
       `  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`,

@@ -70,7 +70,7 @@ describe('the command line', () => {
     expect(report.mode).toBe('report-only');
     const human = await runCli(['run', '--dry-run', '--home', w.home, '--report-dir', w.reportDir]);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^agent-janitor \(report only\): 0 would be deleted/);
+    expect(human.stdout).toMatch(/^agent-janitor \(report only\): would reclaim 0 B \(0 items\)/);
     expect(human.stdout).toContain(path.join(w.reportDir, 'report.md'));
   });
 

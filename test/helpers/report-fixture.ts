@@ -28,6 +28,7 @@ export function report(items: ReportItem[], overrides: Partial<Report> = {}): Re
     items,
     totals: {
       reclaimedBytes: 3 * 1024 ** 3,
+      wouldReclaimBytes: 0,
       deleted: 1,
       wouldDelete: 0,
       kept: 1,

@@ -14,8 +14,29 @@ describe('the Markdown report', () => {
     const lines = renderMarkdown(report(ITEMS)).split('\n');
     expect(lines[0]).toBe('# agent-janitor report (delete)');
     expect(lines).toContain('Host `build-7`, 2026-11-30T06:00:00.000Z to 2026-11-30T06:00:04.000Z.');
-    expect(lines).toContain('| 3.0 GiB | 1 | 0 | 1 | 1 | 1 | 0 |');
+    expect(lines).toContain('| 3.0 GiB | 0 B | 1 | 0 | 1 | 1 | 1 | 0 |');
     expect(lines).toContain('Processes inspected: 312, uninspectable: 2.');
+  });
+
+  it('leads with what the pass freed, or would free, and by provider with what live processes hold', () => {
+    const deleting = renderMarkdown(report(ITEMS)).split('\n');
+    expect(deleting[4]).toBe('**Reclaimed 3.0 GiB** (1 item).');
+    expect(deleting).toContain('| provider | reclaimed | items | held by live processes |');
+    expect(deleting).toContain('| watchfire | 3.0 GiB | 1 | 2.0 KiB |');
+
+    const planned = [
+      item({ verdict: 'would-delete', path: '/a', bytes: 200 * 1024 ** 3 }),
+      item({ verdict: 'would-delete', path: '/b', bytes: 12.4 * 1024 ** 3 }),
+      item({ provider: 'kilo', kind: 'checkpoint-repo', verdict: 'refused', reason: 'in-use', bytes: 1024 ** 4 }),
+      item({ provider: 'kilo', kind: 'checkpoint-repo', verdict: 'kept', reason: 'worktree-present' }),
+    ];
+    const totals = { ...report([]).totals, reclaimedBytes: 0, wouldReclaimBytes: 212.4 * 1024 ** 3, wouldDelete: 4972 };
+    const dry = renderMarkdown(report(planned, { mode: 'report-only', totals })).split('\n');
+    expect(dry[4]).toBe('**Would reclaim 212.4 GiB** (4,972 items).');
+    expect(dry).toContain('| provider | would reclaim | items | held by live processes |');
+    expect(dry).toContain('| watchfire | 212.4 GiB | 2 | 0 B |');
+    expect(dry).toContain('| kilo | 0 B | 0 | 1.0 TiB |');
+    expect(dry).toContain('| 0 B | 212.4 GiB | 1 | 4972 | 1 | 1 | 1 | 0 |');
   });
 
   it('says when processes are not visible', () => {

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/core/types.js';
+import { world } from '../adversarial/support/watchfire-world.js';
+import { runCli } from '../helpers/cli.js';
+import { diffInventories } from '../helpers/inventory.js';
+import { spawnLiving, waitFor } from '../helpers/processes.js';
+
+/**
+ * What a person running `--report-only` by hand asks first: how much would a real pass free? The
+ * summary, report.json's totals and report.md answer it; bytes a live process keeps are named too.
+ */
+describe('run --report-only says how much it would free, and what live processes hold', () => {
+  it('states the bytes and items a deleting pass would free, and the deleting pass frees exactly that', async () => {
+    const w = world();
+    w.session('gone-a:chat', { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': 'x'.repeat(300_000) });
+    w.session('gone-b:chat', { 'AGENTS.md': '# prompt\n', 'sessions/r.jsonl': 'y'.repeat(200_000) });
+    w.age();
+    const before = w.snapshot();
+
+    const dry = await runCli(['run', '--config', w.configFile, '--report-only', '--log-level', 'warn']);
+
+    expect(dry.code).toBe(0);
+    const planned = JSON.parse(readFileSync(path.join(w.reportDir, 'report.json'), 'utf8')) as Report;
+    const bytes = planned.items.reduce((sum, item) => sum + item.bytes, 0);
+    expect(bytes).toBeGreaterThan(500_000);
+    expect(planned.totals).toMatchObject({ wouldDelete: 2, wouldReclaimBytes: bytes, reclaimedBytes: 0 });
+    expect(dry.stdout.split('\n')[0]).toBe('agent-janitor (report only): would reclaim 488.3 KiB (2 items)');
+    const markdown = readFileSync(path.join(w.reportDir, 'report.md'), 'utf8').split('\n');
+    expect(markdown[4]).toBe('**Would reclaim 488.3 KiB** (2 items).');
+    expect(markdown).toContain('| watchfire | 488.3 KiB | 2 | 0 B |');
+    expect(diffInventories(before, w.snapshot())).toEqual({ removed: [], changed: [], added: [] });
+
+    const real = await runCli(['run', '--config', w.configFile, '--json', '--log-level', 'warn']);
+    const done = JSON.parse(real.stdout) as Report;
+    expect(done.totals).toMatchObject({ deleted: 2, reclaimedBytes: bytes, wouldReclaimBytes: 0 });
+  });
+
+  it('counts the bytes of a dead home that a live writer still holds open, in the summary and report.md', async () => {
+    const w = world();
+    const home = w.session('runaway:chat', { 'AGENTS.md': '# prompt\n', 'task.out': 'z'.repeat(100_000) });
+    w.age();
+    const out = path.join(home, 'task.out');
+    const writer = spawnLiving('sh', ['-c', `exec 3>>"$1"; exec sleep 600`, 'sh', out]);
+    await waitFor(() => {
+      try {
+        return readFileSync(`/proc/${writer.pid}/fd/3`, { flag: 'r' }) !== null;
+      } catch {
+        return false;
+      }
+    });
+
+    const dry = await runCli(['run', '--config', w.configFile, '--report-only', '--log-level', 'warn']);
+
+    const report = JSON.parse(readFileSync(path.join(w.reportDir, 'report.json'), 'utf8')) as Report;
+    const held = report.items.find((item) => item.path === home);
+    expect(held).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(held?.detail).toContain(String(writer.pid));
+    expect(dry.stdout).toContain('held by live processes: 97.7 KiB (1 item refused in-use)');
+    expect(readFileSync(path.join(w.reportDir, 'report.md'), 'utf8')).toContain('| watchfire | 0 B | 0 | 97.7 KiB |');
+  });
+});
