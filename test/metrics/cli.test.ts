@@ -49,6 +49,8 @@ function expectedFromReport(report: Report): Map<string, number> {
     const pk = `provider=${item.provider},kind=${item.kind}`;
     add(`agent_janitor_reclaimed_bytes{${pk}}`, item.verdict === 'deleted' ? item.bytes : 0);
     add(`agent_janitor_scratch_bytes{${pk}}`, item.verdict === 'deleted' ? 0 : item.bytes);
+    add(`agent_janitor_reclaimable_bytes{${pk}}`, item.verdict === 'would-delete' ? item.bytes : 0);
+    add(`agent_janitor_held_bytes{${pk}}`, item.verdict === 'refused' && item.reason === 'in-use' ? item.bytes : 0);
     add(`agent_janitor_items{${pk},verdict=${item.verdict}}`, 1);
     if (item.verdict === 'refused') add(`agent_janitor_refused_items{${pk},reason=${item.reason}}`, 1);
     if (item.verdict === 'unfinished') add(`agent_janitor_unfinished_items{${pk},reason=${item.reason}}`, 1);
@@ -68,6 +70,8 @@ function served(samples: Sample[]): Map<string, number> {
   const keys: Record<string, string[]> = {
     agent_janitor_reclaimed_bytes: ['provider', 'kind'],
     agent_janitor_scratch_bytes: ['provider', 'kind'],
+    agent_janitor_reclaimable_bytes: ['provider', 'kind'],
+    agent_janitor_held_bytes: ['provider', 'kind'],
     agent_janitor_items: ['provider', 'kind', 'verdict'],
     agent_janitor_refused_items: ['provider', 'kind', 'reason'],
     agent_janitor_unfinished_items: ['provider', 'kind', 'reason'],
@@ -89,6 +93,22 @@ describe("run --metrics-file through the CLI, over every provider's sandbox", ()
     const textfile = path.join(textDir, 'agent_janitor.prom');
     const before = inventory(box.home);
 
+    // Report-only first: what a deleting pass would free, in the report and in the metrics alike.
+    const dry = await runCli(['run', '--config', box.config, '--metrics-file', textfile, '--json', '--report-only']);
+    const planned = JSON.parse(dry.stdout) as Report;
+    expect(planned.totals.wouldReclaimBytes).toBeGreaterThan(0);
+    expect(planned.totals.wouldReclaimBytes).toBe(
+      planned.items.filter((item) => item.verdict === 'would-delete').reduce((sum, item) => sum + item.bytes, 0),
+    );
+    // Opening the owners' databases read-only may leave SQLite's -wal and -shm files; nothing goes.
+    expect(diffInventories(before, inventory(box.home)).removed).toEqual([]);
+    const dryExporter = await startNodeExporter(textDir);
+    const drySamples = await scrape(`${dryExporter.url}/metrics`);
+    expect(served(drySamples)).toEqual(expectedFromReport(planned));
+    const reclaimable = drySamples.filter((sample) => sample.name === 'agent_janitor_reclaimable_bytes');
+    expect(reclaimable.reduce((sum, sample) => sum + sample.value, 0)).toBe(planned.totals.wouldReclaimBytes);
+    await dryExporter.stop();
+
     const first = await runCli(['run', '--config', box.config, '--metrics-file', textfile, '--json']);
     expect([0, 1], first.stderr).toContain(first.code);
     const report = JSON.parse(first.stdout) as Report;
@@ -107,6 +127,9 @@ describe("run --metrics-file through the CLI, over every provider's sandbox", ()
 
     expect(readdirSync(textDir)).toEqual(['agent_janitor.prom']);
     const text = readFileSync(textfile, 'utf8');
+    // What the report-only pass planned is what this one freed; nothing is left to reclaim.
+    expect(report.totals.reclaimedBytes).toBe(planned.totals.wouldReclaimBytes);
+    expect(report.totals.wouldReclaimBytes).toBe(0);
     expect(promtool(['check', 'metrics'], text)).toEqual({ status: 0, output: '' });
 
     const exporter = await startNodeExporter(textDir);

@@ -15,6 +15,8 @@ export const CONTRACT_METRICS = new Set([
   'agent_janitor_refused_items',
   'agent_janitor_unfinished_items',
   'agent_janitor_scratch_bytes',
+  'agent_janitor_reclaimable_bytes',
+  'agent_janitor_held_bytes',
   'agent_janitor_provider_up',
   'agent_janitor_last_run_timestamp_seconds',
   'agent_janitor_last_success_timestamp_seconds',

@@ -50,6 +50,7 @@ describe('Prometheus rules', () => {
       'agent_janitor_unfinished_items',
       'agent_janitor_last_success_timestamp_seconds',
       'agent_janitor_provider_up',
+      'agent_janitor_held_bytes',
     ]) {
       expect(uses(metric), metric).toBe(true);
     }
@@ -74,6 +75,8 @@ describe('Grafana dashboard', () => {
     expect(exprs.some((expr) => /sum by \(reason\) \(agent_janitor_refused_items/.test(expr))).toBe(true);
     expect(exprs.some((expr) => expr.includes('agent_janitor_unfinished_items'))).toBe(true);
     expect(exprs.some((expr) => expr.includes('agent_janitor_last_success_timestamp_seconds'))).toBe(true);
+    expect(exprs.some((expr) => expr.includes('agent_janitor_reclaimable_bytes{'))).toBe(true);
+    expect(exprs.some((expr) => expr.includes('agent_janitor_held_bytes{'))).toBe(true);
     for (const expr of exprs)
       for (const name of metricNames(expr)) expect(CONTRACT_METRICS.has(name), `${expr}: ${name}`).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { Gauge, Registry } from 'prom-client';
+import { isHeld } from '../../core/held.js';
 import { VERDICTS, type ProviderName, type ReportItem } from '../../core/types.js';
 import type { PassOutcome } from './outcome.js';
 
@@ -9,6 +10,8 @@ export const LAST_PASS_METRICS = {
   refusedItems: 'agent_janitor_refused_items',
   unfinishedItems: 'agent_janitor_unfinished_items',
   scratchBytes: 'agent_janitor_scratch_bytes',
+  reclaimableBytes: 'agent_janitor_reclaimable_bytes',
+  heldBytes: 'agent_janitor_held_bytes',
   providerUp: 'agent_janitor_provider_up',
   lastRun: 'agent_janitor_last_run_timestamp_seconds',
   lastSuccess: 'agent_janitor_last_success_timestamp_seconds',
@@ -46,6 +49,16 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
     'Bytes of scratch still on disk after the last pass (every verdict but deleted).',
     ['provider', 'kind'],
   );
+  const reclaimable = gauge(
+    LAST_PASS_METRICS.reclaimableBytes,
+    'Bytes a deleting pass would free now (the would-delete items; 0 after a deleting pass).',
+    ['provider', 'kind'],
+  );
+  const held = gauge(
+    LAST_PASS_METRICS.heldBytes,
+    'Bytes of items refused in-use because a live process still holds them (a runaway writer).',
+    ['provider', 'kind'],
+  );
   const up = gauge(
     LAST_PASS_METRICS.providerUp,
     "1 when the provider's source of truth could be read in the last pass.",
@@ -62,6 +75,14 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
   fill(
     scratch,
     sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? 0 : item.bytes)),
+  );
+  fill(
+    reclaimable,
+    sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'would-delete' ? item.bytes : 0)),
+  );
+  fill(
+    held,
+    sumBy(reportItems, ['provider', 'kind'], (item) => (isHeld(item) ? item.bytes : 0)),
   );
   fill(items, countVerdicts(reportItems));
   fill(
