@@ -4,7 +4,7 @@
 #   docker build -t agent-janitor:0.1.0 .
 # The image runs as an unprivileged user (uid 10001) that owns nothing on a host, so by default
 # it can only report. To delete across a host's homes, run it as root with hostPID and the five
-# capabilities the README names (see "Container image" there).
+# capabilities docs/operations.md names (see "Container image" there).
 #
 # Every stage starts from the same pinned Node.js LTS image on Debian 12 (bookworm, slim).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim

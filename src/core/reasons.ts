@@ -1,7 +1,7 @@
 /**
  * Every reason code an item of the report can carry, each with the verdicts it comes with. The
- * README's reason table lists exactly these (a test compares them), so a code cannot be added,
- * renamed or dropped without its documentation.
+ * reason table of docs/reasons.md lists exactly these (a test compares them), so a code cannot be
+ * added, renamed or dropped without its documentation.
  *
  * A code whose owner judgement is `delete` ends as `deleted` or `would-delete`; any of them may end
  * as `failed` with `delete-failed` instead, so that pair is not repeated on every row.

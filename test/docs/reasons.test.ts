@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REASON_CODES, REASONS } from '../../src/core/reasons.js';
 
-/** The rows of the README's reason table: code and the verdicts its second column names. */
+/** The rows of the reason table in docs/reasons.md: code and the verdicts its second column names. */
 function documentedReasons(): Map<string, string[]> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n## Reason codes\n');
-  const end = readme.indexOf('\n## ', start + 1);
+  const page = readFileSync(new URL('../../docs/reasons.md', import.meta.url), 'utf8');
+  const start = page.indexOf('\n| code | verdict | meaning |\n');
+  const end = page.indexOf('\n\n', start + 1);
   expect(start).toBeGreaterThan(0);
   const rows = new Map<string, string[]>();
-  for (const line of readme.slice(start, end).split('\n')) {
+  for (const line of page.slice(start, end === -1 ? undefined : end).split('\n')) {
     const match = /^\| `([a-z-]+)` \| ([^|]+) \|/.exec(line);
     if (!match) continue;
     expect(rows.has(match[1] as string), `${match[1]} is in the table twice`).toBe(false);
@@ -21,7 +21,7 @@ function documentedReasons(): Map<string, string[]> {
   return rows;
 }
 
-describe("the README's reason table", () => {
+describe('the reason table of docs/reasons.md', () => {
   it('lists exactly the reason codes the code can give', () => {
     expect([...documentedReasons().keys()].sort()).toEqual([...REASON_CODES].sort());
   });

@@ -1,8 +1,8 @@
 /**
  * The worktree roots of well-known agent tools, on unless the config turns one off by name. Each
- * layout was read from the tool's own source or documentation; the README says where, and why each
- * idleAfter differs from the 3d default where it does. A root that does not exist costs a failed
- * lstat and says nothing.
+ * layout was read from the tool's own source or documentation; this provider's README.md says
+ * where, and why each idleAfter differs from the 3d default where it does. A root that does not
+ * exist costs a failed lstat and says nothing.
  */
 export interface BuiltInSet {
   name: string;
