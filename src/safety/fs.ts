@@ -195,6 +195,29 @@ export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): v
  */
 export const statProcLinkSync = (p: string): Stats | null => fs.statSync(p, { throwIfNoEntry: false }) ?? null;
 
+/** For the pass's own folders only (the report folder, the metrics file's): stat() that follows links, or null. */
+export async function statOrNull(p: string): Promise<Stats | null> {
+  try {
+    return await namedAsync(p, (at) => fsp.stat(at));
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return null;
+    throw err;
+  }
+}
+/** mkdir of one folder (its parent must exist): the kernel's own error, which a recursive mkdir may replace by ENOENT. */
+export const mkdirOne = (p: string, mode: number): Promise<void> => namedAsync(p, (at) => fsp.mkdir(at, { mode }));
+/** The type of the file system holding `p` (statfs f_type), for the pass's own folders. */
+export const fileSystemType = async (p: string): Promise<number> => (await namedAsync(p, (at) => fsp.statfs(at))).type;
+/** Whether this process may create and remove entries in the folder `p` (W_OK and X_OK), or why not. */
+export async function writableOrWhy(p: string): Promise<string | null> {
+  try {
+    await namedAsync(p, (at) => fsp.access(at, fs.constants.W_OK | fs.constants.X_OK));
+    return null;
+  } catch (err) {
+    return errorCode(err) ?? 'EACCES';
+  }
+}
+
 /** Reads a directory's entries, or an empty list where the directory does not exist. */
 export async function readdirOrEmpty(p: string): Promise<Dirent[]> {
   try {

@@ -2,7 +2,8 @@ import { randomUUID } from '../util/crypto.js';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { LockHeldError, errorMessage } from '../core/errors.js';
-import { lstatOrNullSync, mkdir, renameSync, truncateRegularFileSync, type Stats } from './fs.js';
+import { lstatOrNullSync, renameSync, truncateRegularFileSync, type Stats } from './fs.js';
+import { prepareOwnFolder } from './own-folder.js';
 import { openSqlite } from '../util/sqlite.js';
 
 export interface RunLock {
@@ -28,7 +29,7 @@ type Attempt = { held: RunLock } | { busy: true } | { unusable: string };
  * repairs never move each other's fresh file.
  */
 export async function acquireRunLock(reportDir: string): Promise<RunLock> {
-  await mkdir(reportDir, 0o755);
+  await prepareOwnFolder(reportDir, 'the report folder');
   const file = path.join(reportDir, 'run.lock');
   const first = attemptLock(file);
   if ('held' in first) return first.held;

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { mkdir, readFileOrNull, writeFileAtomic } from '../../safety/fs.js';
+import { readFileOrNull, writeFileAtomic } from '../../safety/fs.js';
+import { prepareOwnFolder } from '../../safety/own-folder.js';
 import { LAST_PASS_METRICS } from './last-pass.js';
 
 /**
@@ -9,7 +10,7 @@ import { LAST_PASS_METRICS } from './last-pass.js';
  * runs as another user.
  */
 export async function writeTextfile(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), 0o755);
+  await prepareOwnFolder(path.dirname(file), 'the metrics file’s folder');
   await writeFileAtomic(file, text, 0o644);
 }
 
