@@ -263,6 +263,7 @@ function buildReport(
       inspected: liveness.inspected,
       uninspectable: liveness.uninspectable,
       visible: liveness.visible,
+      ...(liveness.blindBecause ? { blindBecause: liveness.blindBecause } : {}),
     },
     providers: pass.roots.map(escapedRoot),
     items: items.map(escapedItem),
@@ -302,6 +303,7 @@ function describeLiveness(processes: ProcessTable | null): Liveness {
     visible: processes.visible,
     inspected: processes.inspected,
     uninspectable: processes.uninspectable,
+    ...(processes.blindBecause ? { blindBecause: processes.blindBecause } : {}),
     why: processes.why,
   };
 }

@@ -120,11 +120,28 @@ export interface SafetyFacts {
   vanished?: string;
 }
 
+/**
+ * Which test of rule 19 a blind pass failed, in the order they are made (the first failure is
+ * named): /proc is no procfs, it cannot be listed, /proc/self is not the pass, the pass is in a PID
+ * namespace of its own, the /proc mount is not in the pass's mountinfo, a mount option hides
+ * processes (`hidepid`, `subset`), or a file system is mounted over a process's folder in /proc.
+ */
+export type BlindReason =
+  | 'not-procfs'
+  | 'proc-unreadable'
+  | 'self-mismatch'
+  | 'own-pid-namespace'
+  | 'proc-mount-unknown'
+  | 'hidepid'
+  | 'subset'
+  | 'proc-overmounted';
+
 export interface Liveness {
-  /** false where processes cannot be seen at all (no /proc, a PID namespace hiding the host). */
+  /** false where processes cannot be seen (rule 19); `blindBecause` then names the test that failed. */
   visible: boolean;
   inspected: number;
   uninspectable: number;
+  blindBecause?: BlindReason;
   why?: string;
 }
 
@@ -168,7 +185,14 @@ export interface Report {
   host: string;
   startedAt: string;
   finishedAt: string;
-  processCheck: { mode: 'auto' | 'required' | 'off'; inspected: number; uninspectable: number; visible: boolean };
+  processCheck: {
+    mode: 'auto' | 'required' | 'off';
+    inspected: number;
+    uninspectable: number;
+    visible: boolean;
+    /** Present when `visible` is false. */
+    blindBecause?: BlindReason;
+  };
   providers: RootStatus[];
   items: ReportItem[];
   totals: Totals;

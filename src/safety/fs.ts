@@ -217,6 +217,8 @@ export async function writableOrWhy(p: string): Promise<string | null> {
     return errorCode(err) ?? 'EACCES';
   }
 }
+/** The same, synchronously, for /proc (`PROC_SUPER_MAGIC` for a procfs): the process scan is synchronous. */
+export const fileSystemTypeSync = (p: string): number => named(p, (at) => fs.statfsSync(at).type);
 
 /** Reads a directory's entries, or an empty list where the directory does not exist. */
 export async function readdirOrEmpty(p: string): Promise<Dirent[]> {

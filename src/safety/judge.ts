@@ -113,7 +113,10 @@ function deleteBlocker(
     return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
   if (policy.processCheck !== 'off') {
     if (!liveness.visible)
-      return refuse('liveness-unknown', `live processes cannot be seen: ${liveness.why ?? 'unknown'}`);
+      return refuse(
+        'liveness-unknown',
+        `live processes cannot be seen (${liveness.blindBecause ?? 'unknown'}): ${liveness.why ?? 'unknown'}`,
+      );
     if (policy.processCheck === 'required' && liveness.uninspectable > 0) {
       return refuse(
         'liveness-unknown',

@@ -1,14 +1,18 @@
 import path from 'node:path';
-import { errorCode } from '../core/errors.js';
+import { errorCode, errorMessage } from '../core/errors.js';
+import type { BlindReason } from '../core/types.js';
 import { readdirNamesSync, readKernelFileSync, readlinkSync } from './fs.js';
 import { IdentityIndex } from './identities.js';
 import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
 import { parseMountinfo } from './mountinfo.js';
 import { classify, inspectProcess } from './process-view.js';
+import { procVisibility } from './proc-visibility.js';
 
 export interface ProcessTable {
-  /** false where processes cannot be seen at all: no /proc, or a PID namespace hiding the host's. */
+  /** false where processes cannot be seen (rule 19, src/safety/proc-visibility.ts). */
   visible: boolean;
+  /** The test of rule 19 that failed, when not visible. */
+  blindBecause?: BlindReason;
   why?: string;
   inspected: number;
   uninspectable: number;
@@ -24,7 +28,8 @@ export interface ProcessTable {
  * One scan of /proc: the working directory, root, open files and mappings of every process that
  * can be inspected, by path and by identity, and the mounts of each mount namespace once. A
  * process counts as uninspectable when the kernel refuses to show one of those (EACCES, EPERM);
- * one that vanished during the scan is simply gone.
+ * one that vanished during the scan is simply gone. Whatever `procRoot` is, rule 19 decides first
+ * whether what it shows is every process: a folder that is not the pass's own procfs is blind.
  */
 export function scanProcesses(
   procRoot = '/proc',
@@ -38,14 +43,15 @@ export function scanProcesses(
     identities: new IdentityIndex(),
     mounts: null,
   };
+  const sight = procVisibility(procRoot);
+  if (!sight.visible) return { ...table, visible: false, blindBecause: sight.because, why: sight.why };
   let names: string[];
   try {
     names = readdirNamesSync(procRoot);
-  } catch {
-    return { ...table, visible: false, why: `${procRoot} cannot be read: processes are invisible` };
+  } catch (err) {
+    const why = `${procRoot} cannot be listed (${errorMessage(err)}): processes are invisible`;
+    return { ...table, visible: false, blindBecause: 'proc-unreadable', why };
   }
-  const hidden = hostHiddenReason(procRoot);
-  if (hidden) return { ...table, visible: false, why: hidden };
 
   const mounts = ownMounts(procRoot);
   const seen = new Map<string, NamespaceMounts | null>();
@@ -130,32 +136,6 @@ function addOccupied(occupied: Map<string, Set<number>>, used: string, pid: numb
     if (parent === current) return;
     current = parent;
   }
-}
-
-/** The initial PID namespace (the kernel's PROC_PID_INIT_INO): any other one is a container's. */
-const INITIAL_PID_NAMESPACE = 'pid:[4026531836]';
-
-function hostHiddenReason(procRoot: string): string | undefined {
-  // A container's own /proc shows one id in NSpid, so the namespace itself is compared first.
-  try {
-    const namespace = readlinkSync(path.join(procRoot, 'self', 'ns', 'pid'));
-    if (namespace !== INITIAL_PID_NAMESPACE) {
-      return `this process runs in a PID namespace of its own (${namespace}), so the host's processes are hidden (use hostPID)`;
-    }
-  } catch {
-    // No namespace link (a fake /proc, an old kernel): NSpid below decides.
-  }
-  try {
-    const status = readKernelFileSync(path.join(procRoot, 'self', 'status'));
-    const line = status.split('\n').find((entry) => entry.startsWith('NSpid:'));
-    const ids = line?.slice('NSpid:'.length).trim().split(/\s+/) ?? [];
-    if (ids.length > 1) {
-      return "this process runs in its own PID namespace, so the host's processes are hidden (use hostPID)";
-    }
-  } catch {
-    return undefined;
-  }
-  return undefined;
 }
 
 /** A process counts as dead only when the kernel says so. */

@@ -58,20 +58,21 @@ describe('the /proc scan', () => {
   });
 
   it('says processes are invisible from a PID namespace of its own', () => {
-    const script = `import('${path.resolve('dist/safety/processes.js')}').then((m) => { const t = m.scanProcesses(); process.stdout.write(JSON.stringify({ visible: t.visible, why: t.why })); })`;
+    const script = `import('${path.resolve('dist/safety/processes.js')}').then((m) => { const t = m.scanProcesses(); process.stdout.write(JSON.stringify({ visible: t.visible, blindBecause: t.blindBecause, why: t.why })); })`;
     const out = execFileSync(
       'unshare',
       ['--pid', '--fork', '--mount-proc', process.execPath, '--input-type=module', '-e', script],
       { encoding: 'utf8' },
     );
-    const result = JSON.parse(out) as { visible: boolean; why: string };
+    const result = JSON.parse(out) as { visible: boolean; blindBecause: string; why: string };
     expect(result.visible).toBe(false);
+    expect(result.blindBecause).toBe('own-pid-namespace');
     expect(result.why).toMatch(/PID namespace/);
   });
 
   it('says processes are invisible without a /proc', () => {
     const table = scanProcesses(path.join(tempDir(), 'no-proc'));
-    expect(table.visible).toBe(false);
+    expect(table).toMatchObject({ visible: false, blindBecause: 'not-procfs', inspected: 0 });
   });
 });
 
