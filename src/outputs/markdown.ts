@@ -23,7 +23,9 @@ export function markdownLines(report: Report): string[] {
     `| ${formatBytes(t.reclaimedBytes)} | ${formatBytes(t.wouldReclaimBytes)} | ${t.deleted} | ${t.wouldDelete} | ${t.kept} | ${t.refused} | ${t.unfinished} | ${t.failed} |`,
     '',
     `Processes inspected: ${report.processCheck.inspected}, uninspectable: ${report.processCheck.uninspectable}` +
-      (report.processCheck.visible ? '.' : ' (processes are not visible from here).'),
+      (report.processCheck.visible
+        ? '.'
+        : ` (processes are not visible from here${report.processCheck.blindBecause ? `: ${report.processCheck.blindBecause}` : ''}; so nothing was deleted).`),
     '',
   ];
   const broken = report.providers.filter((p) => !p.ok);

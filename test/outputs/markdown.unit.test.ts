@@ -43,7 +43,17 @@ describe('the Markdown report', () => {
     const text = renderMarkdown(
       report(ITEMS, { processCheck: { mode: 'auto', inspected: 0, uninspectable: 0, visible: false } }),
     );
-    expect(text).toContain('Processes inspected: 0, uninspectable: 0 (processes are not visible from here).');
+    expect(text).toContain(
+      'Processes inspected: 0, uninspectable: 0 (processes are not visible from here; so nothing was deleted).',
+    );
+    const why = renderMarkdown(
+      report(ITEMS, {
+        processCheck: { mode: 'auto', inspected: 0, uninspectable: 0, visible: false, blindBecause: 'hidepid' },
+      }),
+    );
+    expect(why).toContain(
+      'Processes inspected: 0, uninspectable: 0 (processes are not visible from here: hidepid; so nothing was deleted).',
+    );
   });
 
   it('puts unfinished work first, then refusals, then deletions, then what was kept', () => {
