@@ -1,6 +1,5 @@
 import { allProviders } from '../providers/index.js';
 import { parseListen } from '../serve/listen.js';
-import { validateSchedule } from '../serve/schedule.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
 import { meteredPass } from './metered-pass.js';
@@ -20,7 +19,6 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
     args.listen !== undefined
       ? parseListen(args.listen, '--listen')
       : parseListen(config.serve.listen, `${where}: serve.listen`);
-  validateSchedule(config.serve.schedule, `${where}: serve.schedule`);
   await rejectOverlaps(config);
   const log = await createLogger(args['log-level']);
   await serveUntilSignal({

@@ -5,8 +5,8 @@ import { parseDocument } from 'yaml';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from '../util/duration.js';
 import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
-import { describeProblem } from './check.js';
-import { checkConfig, type EffectiveConfig, type ParsedConfig } from './schema.js';
+import { describeIssue } from '../util/zod-issue.js';
+import { configSchema, type EffectiveConfig, type ParsedConfig, pushgatewayUrl } from './schema.js';
 import { mergeWorktreeSets } from './worktree-sets.js';
 
 export interface ConfigOverrides {
@@ -29,9 +29,9 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
   const file = options.file ?? options.env.AGENT_JANITOR_CONFIG ?? null;
   const raw = file === null ? {} : await readConfigFile(path.resolve(file));
   const where = file === null ? 'built-in defaults' : path.resolve(file);
-  const checked = checkConfig(raw, []);
-  if (!checked.ok) throw new ConfigError(`${where}: ${describeProblem(checked.problem)}`);
-  const parsed = checked.value;
+  const checked = await configSchema.safeParseAsync(raw);
+  if (!checked.success) throw new ConfigError(`${where}: ${describeIssue(checked.error)}`);
+  const parsed = checked.data;
   const config = complete(parsed, file === null ? null : path.resolve(file), where, options);
   // Rule 16: a built-in set steps aside where the config's own sets say otherwise; roots that two
   // judges would still share are refused before anything is read.
@@ -77,16 +77,18 @@ function complete(data: ParsedConfig, source: string | null, where: string, opti
       `--min-age: expected a duration such as 0s, 90s, 30m, 1h or 7d, got ${JSON.stringify(overrides.minAge)}`,
     );
   }
-  if (overrides.pushgateway !== undefined && !isUrl(overrides.pushgateway)) {
-    throw new ConfigError(`--pushgateway: expected an http(s) URL, got ${JSON.stringify(overrides.pushgateway)}`);
+  const pushgateway = overrides.pushgateway === undefined ? undefined : pushgatewayUrl.safeParse(overrides.pushgateway);
+  if (pushgateway?.success === false) {
+    const why = pushgateway.error.issues[0]?.message ?? 'Invalid URL';
+    throw new ConfigError(`--pushgateway: ${why}, got ${JSON.stringify(overrides.pushgateway)}`);
   }
   const home = env.HOME || os.homedir();
   const homes = overrides.homes?.length ? overrides.homes : (data.homes ?? [home]);
   const reportDir = overrides.reportDir ?? data.reportDir ?? defaultReportDir(env, home, isRoot);
   const metrics = { ...data.metrics };
   if (overrides.metricsFile !== undefined) metrics.textfile = overrides.metricsFile;
-  if (overrides.pushgateway !== undefined) {
-    metrics.pushgateway = { url: overrides.pushgateway, job: metrics.pushgateway?.job ?? 'agent-janitor' };
+  if (pushgateway?.success) {
+    metrics.pushgateway = { url: pushgateway.data, job: metrics.pushgateway?.job ?? 'agent-janitor' };
   }
   const worktrees = { ...data.providers.worktrees, sets: mergeWorktreeSets(data.providers.worktrees.sets, where) };
   return {
@@ -98,15 +100,6 @@ function complete(data: ParsedConfig, source: string | null, where: string, opti
     metrics,
     source,
   };
-}
-
-function isUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 function defaultReportDir(env: NodeJS.ProcessEnv, home: string, isRoot: boolean): string {

@@ -1,136 +1,115 @@
+import * as z from 'zod';
 import { parseDuration } from '../util/duration.js';
-import {
-  accept,
-  boolean,
-  type Check,
-  list,
-  mapping,
-  nonEmptyString,
-  oneOf,
-  optional,
-  refuse,
-  section,
-  stringWhere,
-  withDefault,
-  wrongType,
-} from './check.js';
+import { scheduleProblem } from './cron-schedule.js';
+import { parseListenAddress } from './listen-address.js';
 
-/** A worktree set as the config writes it: every key but the name may be left to a built-in set. */
-interface ConfiguredWorktreeSet {
-  name: string;
-  roots?: string[];
-  idleAfter?: string;
-  enabled?: boolean;
-}
+// The config file's shape. Every check a later `run` or `serve` would make of a value is made
+// here, so `agent-janitor config` refuses all that they would. Defaults are functions: each file
+// gets its own lists and sections, and a section left out is read as an empty one (`prefault`).
 
-/** The config file as read: every key the file left out that has a default has it. */
-export interface ParsedConfig {
-  homes?: string[];
-  minAge: string;
-  reportDir?: string;
-  processCheck: 'auto' | 'required' | 'off';
-  metrics: {
-    textfile?: string;
-    pushgateway?: { url: string; job: string };
-  };
-  serve: { schedule: string; listen: string };
-  providers: {
-    watchfire: { enabled: boolean; root?: string[] };
-    kilo: { enabled: boolean; apps: ('kilo' | 'opencode')[]; dataDir?: string[]; stateDir?: string[] };
-    owl: { enabled: boolean; reviewAfter: string; dataDir?: string[]; stateDir?: string[] };
-    worktrees: { enabled: boolean; sets: ConfiguredWorktreeSet[] };
-    cline: { enabled: boolean; userDataDir?: string[]; dataDir?: string[] };
-    roo: { enabled: boolean; extensions: ('roo' | 'kilo')[]; userDataDir?: string[] };
-  };
-}
+const duration = z.string().refine((text) => parseDuration(text) !== null, {
+  message: 'expected a duration such as 0s, 90s, 30m, 1h or 7d',
+});
 
-const duration = stringWhere(
-  (text) => parseDuration(text) !== null,
-  'expected a duration such as 0s, 90s, 30m, 1h or 7d',
-);
+const nonEmptyString = z.string().min(1);
+const nonEmptyStrings = z.array(nonEmptyString).min(1);
 
-const nonEmptyStrings = list(nonEmptyString, { nonEmpty: true });
+/** One path or a list of them, none empty, read as a list. */
+const pathList = z
+  .union([nonEmptyString, nonEmptyStrings])
+  .transform((value) => (typeof value === 'string' ? [value] : value));
+
+const HTTP_URL = 'Invalid URL: expected http:// or https://, such as http://pushgateway:9091';
 
 /**
- * One path or a list of them, none empty, answered as a list. Anything else, a list holding a
- * number included, is refused at the key itself with the bare `Invalid input` zod gives a value
- * that fits none of a union's alternatives.
+ * Where the metrics are pushed: a URL zod takes (trimmed, tabs and line breaks dropped) of http or
+ * https, with nothing fetch() refuses (a user or password) or that would end up in the wrong
+ * place once the grouping key's path is appended (a query, a fragment).
  */
-const pathList: Check<string[]> = (value, path) => {
-  if (typeof value === 'string') {
-    const checked = nonEmptyString(value, path);
-    return checked.ok ? accept([checked.value]) : checked;
-  }
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return nonEmptyStrings(value, path);
-  return refuse(path, 'Invalid input');
-};
+export const pushgatewayUrl = z
+  .url({
+    protocol: z.regexes.httpProtocol,
+    // A value that is no text keeps zod's own message.
+    error: (issue) => (issue.code === 'invalid_format' ? HTTP_URL : undefined),
+  })
+  .refine(
+    (text) => {
+      const url = URL.parse(text);
+      return url === null || (url.username === '' && url.password === '' && url.search === '' && url.hash === '');
+    },
+    { message: 'a Pushgateway URL takes no user, password, query or fragment' },
+  );
 
-/**
- * A URL as zod's `z.string().url()` takes one (zod 4, with no protocol or hostname asked for): the
- * text, trimmed, is one `URL.canParse` accepts, of any scheme, and the value kept is that text
- * without tabs and line breaks, which the URL parser drops too. `--pushgateway` alone asks for http(s).
- */
-const url: Check<string> = (value, path) => {
-  if (typeof value !== 'string') return wrongType('string', value, path);
-  const trimmed = value.trim();
-  return URL.canParse(trimmed) ? accept(trimmed.replace(/[\t\n\r]/g, '')) : refuse(path, 'Invalid URL');
-};
+// Asynchronous, so the config is parsed with safeParseAsync.
+const schedule = nonEmptyString.superRefine(async (expression, ctx) => {
+  const problem = await scheduleProblem(expression);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
-const LISTEN = /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/;
-const listen = stringWhere((text) => LISTEN.test(text), 'expected HOST:PORT, such as 0.0.0.0:9464');
+const listen = z.string().refine((text) => parseListenAddress(text) !== null, {
+  message: 'expected HOST:PORT, such as 0.0.0.0:9464',
+});
 
-const enabled = withDefault(boolean, () => true);
+const enabled = z.boolean().default(true);
 
 // Every key but the name is optional here: a set named like a built-in one overrides only what it
 // says (src/config/worktree-sets.ts merges them and requires roots of any other set).
-const worktreeSet = mapping<ConfiguredWorktreeSet>({
+const worktreeSet = z.strictObject({
   name: nonEmptyString,
-  roots: optional(nonEmptyStrings),
-  idleAfter: optional(duration),
-  enabled: optional(boolean),
+  roots: nonEmptyStrings.optional(),
+  idleAfter: duration.optional(),
+  enabled: z.boolean().optional(),
 });
 
-type Providers = ParsedConfig['providers'];
-
-const providers = section<Providers>({
-  watchfire: section({ enabled, root: optional(pathList) }),
-  kilo: section<Providers['kilo']>({
-    enabled,
-    apps: withDefault(list(oneOf(['kilo', 'opencode'])), () => ['kilo', 'opencode']),
-    dataDir: optional(pathList),
-    stateDir: optional(pathList),
-  }),
-  owl: section({
-    enabled,
-    reviewAfter: withDefault(duration, () => '7d'),
-    dataDir: optional(pathList),
-    stateDir: optional(pathList),
-  }),
-  worktrees: section({ enabled, sets: withDefault(list(worktreeSet), () => []) }),
-  cline: section({ enabled, userDataDir: optional(pathList), dataDir: optional(pathList) }),
-  roo: section<Providers['roo']>({
-    enabled,
-    extensions: withDefault(list(oneOf(['roo', 'kilo'])), () => ['roo', 'kilo']),
-    userDataDir: optional(pathList),
-  }),
+const providers = z.strictObject({
+  watchfire: z.strictObject({ enabled, root: pathList.optional() }).prefault({}),
+  kilo: z
+    .strictObject({
+      enabled,
+      apps: z.array(z.enum(['kilo', 'opencode'])).default(() => ['kilo' as const, 'opencode' as const]),
+      dataDir: pathList.optional(),
+      stateDir: pathList.optional(),
+    })
+    .prefault({}),
+  owl: z
+    .strictObject({
+      enabled,
+      reviewAfter: duration.default('7d'),
+      dataDir: pathList.optional(),
+      stateDir: pathList.optional(),
+    })
+    .prefault({}),
+  worktrees: z.strictObject({ enabled, sets: z.array(worktreeSet).default(() => []) }).prefault({}),
+  cline: z.strictObject({ enabled, userDataDir: pathList.optional(), dataDir: pathList.optional() }).prefault({}),
+  roo: z
+    .strictObject({
+      enabled,
+      extensions: z.array(z.enum(['roo', 'kilo'])).default(() => ['roo' as const, 'kilo' as const]),
+      userDataDir: pathList.optional(),
+    })
+    .prefault({}),
 });
 
-/** The whole config file: checks it and fills in every default. */
-export const checkConfig = mapping<ParsedConfig>({
-  homes: optional(nonEmptyStrings),
-  minAge: withDefault(duration, () => '1h'),
-  reportDir: optional(nonEmptyString),
-  processCheck: withDefault(oneOf(['auto', 'required', 'off']), () => 'auto'),
-  metrics: section({
-    textfile: optional(nonEmptyString),
-    pushgateway: optional(mapping({ url, job: withDefault(nonEmptyString, () => 'agent-janitor') })),
-  }),
-  serve: section({
-    schedule: withDefault(nonEmptyString, () => '*/30 * * * *'),
-    listen: withDefault(listen, () => '0.0.0.0:9464'),
-  }),
-  providers,
+/** The whole config file; parsing it fills in every default. */
+export const configSchema = z.strictObject({
+  homes: nonEmptyStrings.optional(),
+  minAge: duration.default('1h'),
+  reportDir: nonEmptyString.optional(),
+  processCheck: z.enum(['auto', 'required', 'off']).default('auto'),
+  metrics: z
+    .strictObject({
+      textfile: nonEmptyString.optional(),
+      pushgateway: z.strictObject({ url: pushgatewayUrl, job: nonEmptyString.default('agent-janitor') }).optional(),
+    })
+    .prefault({}),
+  serve: z
+    .strictObject({ schedule: schedule.default('*/30 * * * *'), listen: listen.default('0.0.0.0:9464') })
+    .prefault({}),
+  providers: providers.prefault({}),
 });
+
+/** The config file as read: every key the file left out that has a default has it. */
+export type ParsedConfig = z.output<typeof configSchema>;
 
 /** One set of worktree roots after the built-in sets and the config's are merged. */
 export interface WorktreeSetConfig {

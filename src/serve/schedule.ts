@@ -1,15 +1,11 @@
 import cron from 'node-cron';
+import { scheduleProblem } from '../config/cron-schedule.js';
 import { UsageError } from '../core/errors.js';
 
 /** Rejects a schedule node-cron cannot run, naming the key or option it came from. */
-export function validateSchedule(expression: string, where: string): void {
-  const check = cron.validateDetailed(expression);
-  if (!check.valid) {
-    const why = check.errors.map((error) => `${error.field}: ${error.message}`).join('; ');
-    throw new UsageError(
-      `${where}: not a valid cron expression ${JSON.stringify(expression)}${why ? ` (${why})` : ''}`,
-    );
-  }
+export async function validateSchedule(expression: string, where: string): Promise<void> {
+  const problem = await scheduleProblem(expression);
+  if (problem) throw new UsageError(`${where}: ${problem}`);
 }
 
 const RUNS_LOOKED_AT = 16;

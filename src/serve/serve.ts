@@ -38,7 +38,7 @@ export interface ServeHandle {
 /** `serve`: HTTP first (so /healthz answers during the first pass), then the schedule, then the first pass. */
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const { log, config } = options.pass;
-  validateSchedule(options.schedule, 'serve.schedule');
+  await validateSchedule(options.schedule, 'serve.schedule');
   const intervalMs = scheduleIntervalMs(options.schedule);
   const startedAt = Date.now();
   const counters = new ServeCounters();

@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { describeProblem } from '../../src/config/check.js';
-import { checkConfig } from '../../src/config/schema.js';
+import { configSchema } from '../../src/config/schema.js';
+import { describeIssue } from '../../src/util/zod-issue.js';
 
 /** What a config file gets: its value with every default, or the one line after the file's name. */
-function outcome(raw: unknown): { value: unknown } | { line: string } {
-  const checked = checkConfig(raw, []);
-  return checked.ok ? { value: checked.value } : { line: describeProblem(checked.problem) };
+async function outcome(raw: unknown): Promise<{ value: unknown } | { line: string }> {
+  const checked = await configSchema.safeParseAsync(raw);
+  return checked.success ? { value: checked.data } : { line: describeIssue(checked.error) };
 }
 
-const lineFor = (raw: unknown): string => {
-  const result = outcome(raw);
+const lineFor = async (raw: unknown): Promise<string> => {
+  const result = await outcome(raw);
   if (!('line' in result)) throw new Error(`accepted: ${JSON.stringify(result.value)}`);
   return result.line;
 };
 
-const accepted = (raw: unknown): unknown => {
-  const result = outcome(raw);
+const accepted = async (raw: unknown): Promise<unknown> => {
+  const result = await outcome(raw);
   if ('line' in result) throw new Error(`refused: ${result.line}`);
   return result.value;
 };
@@ -38,35 +38,36 @@ const DEFAULTS = {
 const SET = (set: Record<string, unknown>) => ({ providers: { worktrees: { sets: [set] } } });
 const STRING_TOO_SHORT = 'Too small: expected string to have >=1 characters';
 const LIST_TOO_SHORT = 'Too small: expected array to have >=1 items';
+const HTTP_URL = 'Invalid URL: expected http:// or https://, such as http://pushgateway:9091';
 
-describe('the config check: defaults', () => {
-  it('fills in every default of an empty file, and leaves out the keys without one', () => {
-    const value = accepted({});
+describe('the config schema: defaults', () => {
+  it('fills in every default of an empty file, and leaves out the keys without one', async () => {
+    const value = await accepted({});
     expect(value).toStrictEqual(DEFAULTS);
     expect(Object.keys(value as object)).not.toContain('homes');
     expect(Object.keys(value as object)).not.toContain('reportDir');
   });
 
-  it('gives an empty section the same defaults as a missing one', () => {
+  it('gives an empty section the same defaults as a missing one', async () => {
     const empty = { metrics: {}, serve: {}, providers: {} };
-    expect(accepted(empty)).toStrictEqual(DEFAULTS);
+    expect(await accepted(empty)).toStrictEqual(DEFAULTS);
     const emptyProviders = { watchfire: {}, kilo: {}, owl: {}, worktrees: {}, cline: {}, roo: {} };
-    expect(accepted({ providers: emptyProviders })).toStrictEqual(DEFAULTS);
+    expect(await accepted({ providers: emptyProviders })).toStrictEqual(DEFAULTS);
   });
 
-  it('defaults the pushgateway job, and nothing of a worktree set but what it names', () => {
-    expect(accepted({ metrics: { pushgateway: { url: 'http://gw:9091' } } })).toMatchObject({
+  it('defaults the pushgateway job, and nothing of a worktree set but what it names', async () => {
+    expect(await accepted({ metrics: { pushgateway: { url: 'http://gw:9091' } } })).toMatchObject({
       metrics: { pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } },
     });
-    expect(accepted(SET({ name: 'codex' }))).toMatchObject({
+    expect(await accepted(SET({ name: 'codex' }))).toMatchObject({
       providers: { worktrees: { enabled: true, sets: [{ name: 'codex' }] } },
     });
-    const { sets } = (accepted(SET({ name: 'codex' })) as { providers: { worktrees: { sets: object[] } } }).providers
-      .worktrees;
+    const { sets } = ((await accepted(SET({ name: 'codex' }))) as { providers: { worktrees: { sets: object[] } } })
+      .providers.worktrees;
     expect(sets.map((set) => Object.keys(set))).toEqual([['name']]);
   });
 
-  it('keeps what the file gives, a single path made a list', () => {
+  it('keeps what the file gives, a single path made a list', async () => {
     const given = {
       homes: ['/home/*', '/root'],
       minAge: '1h30m',
@@ -83,7 +84,7 @@ describe('the config check: defaults', () => {
         roo: { extensions: ['kilo'], userDataDir: ['/u'] },
       },
     };
-    expect(accepted(given)).toStrictEqual({
+    expect(await accepted(given)).toStrictEqual({
       ...given,
       providers: {
         watchfire: { enabled: false, root: ['/w'] },
@@ -96,15 +97,15 @@ describe('the config check: defaults', () => {
     });
   });
 
-  it('makes every default afresh: changing one answer does not change the next', () => {
-    const first = accepted({}) as typeof DEFAULTS;
+  it('makes every default afresh: changing one answer does not change the next', async () => {
+    const first = (await accepted({})) as typeof DEFAULTS;
     first.providers.kilo.apps.push('changed' as 'kilo');
     (first.providers.worktrees.sets as unknown[]).push({ name: 'changed' });
-    expect(accepted({})).toStrictEqual(DEFAULTS);
+    expect(await accepted({})).toStrictEqual(DEFAULTS);
   });
 });
 
-describe('the config check: one line naming the key', () => {
+describe('the config schema: one line naming the key', () => {
   const wrongTypes: Array<[string, unknown, string]> = [
     ['homes', { homes: '/home/a' }, 'homes: Invalid input: expected array, received string'],
     ['homes[1]', { homes: ['/a', 1] }, 'homes[1]: Invalid input: expected string, received number'],
@@ -225,26 +226,28 @@ describe('the config check: one line naming the key', () => {
     ],
   ];
   for (const [key, raw, line] of wrongTypes) {
-    it(`refuses a wrong type at ${key}`, () => expect(lineFor(raw)).toBe(line));
+    it(`refuses a wrong type at ${key}`, async () => expect(await lineFor(raw)).toBe(line));
   }
 
-  it('refuses null for any key: YAML writes it for a key with nothing after it', () => {
-    expect(lineFor({ homes: null })).toBe('homes: Invalid input: expected array, received null');
-    expect(lineFor({ minAge: null })).toBe('minAge: Invalid input: expected string, received null');
-    expect(lineFor({ metrics: null })).toBe('metrics: Invalid input: expected object, received null');
-    expect(lineFor({ providers: { roo: null } })).toBe('providers.roo: Invalid input: expected object, received null');
-    expect(lineFor({ providers: { watchfire: { root: null } } })).toBe('providers.watchfire.root: Invalid input');
-    expect(lineFor(SET({ name: 'a', enabled: null }))).toBe(
+  it('refuses null for any key: YAML writes it for a key with nothing after it', async () => {
+    expect(await lineFor({ homes: null })).toBe('homes: Invalid input: expected array, received null');
+    expect(await lineFor({ minAge: null })).toBe('minAge: Invalid input: expected string, received null');
+    expect(await lineFor({ metrics: null })).toBe('metrics: Invalid input: expected object, received null');
+    expect(await lineFor({ providers: { roo: null } })).toBe(
+      'providers.roo: Invalid input: expected object, received null',
+    );
+    expect(await lineFor({ providers: { watchfire: { root: null } } })).toBe('providers.watchfire.root: Invalid input');
+    expect(await lineFor(SET({ name: 'a', enabled: null }))).toBe(
       'providers.worktrees.sets[0].enabled: Invalid input: expected boolean, received null',
     );
   });
 
-  it("names a number that is no number as YAML's .nan and .inf give it", () => {
-    expect(lineFor({ minAge: Number.NaN })).toBe('minAge: Invalid input: expected string, received NaN');
-    expect(lineFor({ minAge: Number.POSITIVE_INFINITY })).toBe(
+  it("names a number that is no number as YAML's .nan and .inf give it", async () => {
+    expect(await lineFor({ minAge: Number.NaN })).toBe('minAge: Invalid input: expected string, received NaN');
+    expect(await lineFor({ minAge: Number.POSITIVE_INFINITY })).toBe(
       'minAge: Invalid input: expected string, received Infinity',
     );
-    expect(lineFor({ minAge: Number.NEGATIVE_INFINITY })).toBe(
+    expect(await lineFor({ minAge: Number.NEGATIVE_INFINITY })).toBe(
       'minAge: Invalid input: expected string, received -Infinity',
     );
   });
@@ -268,104 +271,134 @@ describe('the config check: one line naming the key', () => {
     ['providers.roo', { providers: { roo: { extension: ['roo'] } } }, 'unknown key providers.roo.extension'],
   ];
   for (const [where, raw, line] of unknownKeys) {
-    it(`refuses an unknown key in ${where}`, () => expect(lineFor(raw)).toBe(line));
+    it(`refuses an unknown key in ${where}`, async () => expect(await lineFor(raw)).toBe(line));
   }
 
-  it('names every unknown key of a mapping, in the order the file gives them', () => {
-    expect(lineFor({ zeta: 1, alpha: 2 })).toBe('unknown key zeta, alpha');
-    expect(lineFor({ serve: { b: 1, a: 2 } })).toBe('unknown key serve.b, serve.a');
+  it('names every unknown key of a mapping, in the order the file gives them', async () => {
+    expect(await lineFor({ zeta: 1, alpha: 2 })).toBe('unknown key zeta, alpha');
+    expect(await lineFor({ serve: { b: 1, a: 2 } })).toBe('unknown key serve.b, serve.a');
   });
 
-  it('refuses a value outside its choices', () => {
-    expect(lineFor({ processCheck: 'sometimes' })).toBe(
+  it('refuses a value outside its choices', async () => {
+    expect(await lineFor({ processCheck: 'sometimes' })).toBe(
       'processCheck: Invalid option: expected one of "auto"|"required"|"off"',
     );
-    expect(lineFor({ processCheck: true })).toBe(
+    expect(await lineFor({ processCheck: true })).toBe(
       'processCheck: Invalid option: expected one of "auto"|"required"|"off"',
     );
-    expect(lineFor({ providers: { kilo: { apps: ['kilo', 'cursor'] } } })).toBe(
+    expect(await lineFor({ providers: { kilo: { apps: ['kilo', 'cursor'] } } })).toBe(
       'providers.kilo.apps[1]: Invalid option: expected one of "kilo"|"opencode"',
     );
-    expect(lineFor({ providers: { roo: { extensions: ['cline'] } } })).toBe(
+    expect(await lineFor({ providers: { roo: { extensions: ['cline'] } } })).toBe(
       'providers.roo.extensions[0]: Invalid option: expected one of "roo"|"kilo"',
     );
   });
 
-  it('refuses a bad duration', () => {
+  it('refuses a bad duration', async () => {
     const expected = 'expected a duration such as 0s, 90s, 30m, 1h or 7d';
-    expect(lineFor({ minAge: 'soon' })).toBe(`minAge: ${expected}`);
-    expect(lineFor({ minAge: '' })).toBe(`minAge: ${expected}`);
-    expect(lineFor({ providers: { owl: { reviewAfter: '1 week' } } })).toBe(`providers.owl.reviewAfter: ${expected}`);
-    expect(lineFor(SET({ name: 'a', idleAfter: '3' }))).toBe(`providers.worktrees.sets[0].idleAfter: ${expected}`);
+    expect(await lineFor({ minAge: 'soon' })).toBe(`minAge: ${expected}`);
+    expect(await lineFor({ minAge: '' })).toBe(`minAge: ${expected}`);
+    expect(await lineFor({ providers: { owl: { reviewAfter: '1 week' } } })).toBe(
+      `providers.owl.reviewAfter: ${expected}`,
+    );
+    expect(await lineFor(SET({ name: 'a', idleAfter: '3' }))).toBe(
+      `providers.worktrees.sets[0].idleAfter: ${expected}`,
+    );
   });
 
-  it('refuses an empty list', () => {
-    expect(lineFor({ homes: [] })).toBe(`homes: ${LIST_TOO_SHORT}`);
-    expect(lineFor(SET({ name: 'a', roots: [] }))).toBe(`providers.worktrees.sets[0].roots: ${LIST_TOO_SHORT}`);
-    expect(lineFor({ providers: { watchfire: { root: [] } } })).toBe(`providers.watchfire.root: ${LIST_TOO_SHORT}`);
-    expect(lineFor({ providers: { roo: { userDataDir: [] } } })).toBe(`providers.roo.userDataDir: ${LIST_TOO_SHORT}`);
+  it('refuses an empty list', async () => {
+    expect(await lineFor({ homes: [] })).toBe(`homes: ${LIST_TOO_SHORT}`);
+    expect(await lineFor(SET({ name: 'a', roots: [] }))).toBe(`providers.worktrees.sets[0].roots: ${LIST_TOO_SHORT}`);
+    expect(await lineFor({ providers: { watchfire: { root: [] } } })).toBe(
+      `providers.watchfire.root: ${LIST_TOO_SHORT}`,
+    );
+    expect(await lineFor({ providers: { roo: { userDataDir: [] } } })).toBe(
+      `providers.roo.userDataDir: ${LIST_TOO_SHORT}`,
+    );
     // The lists of choices may be empty: such a provider simply has nothing to read.
-    expect(accepted({ providers: { kilo: { apps: [] }, roo: { extensions: [] } } })).toMatchObject({
+    expect(await accepted({ providers: { kilo: { apps: [] }, roo: { extensions: [] } } })).toMatchObject({
       providers: { kilo: { apps: [] }, roo: { extensions: [] } },
     });
   });
 
-  it('refuses an empty string', () => {
-    expect(lineFor({ homes: ['/a', ''] })).toBe(`homes[1]: ${STRING_TOO_SHORT}`);
-    expect(lineFor({ reportDir: '' })).toBe(`reportDir: ${STRING_TOO_SHORT}`);
-    expect(lineFor({ metrics: { textfile: '' } })).toBe(`metrics.textfile: ${STRING_TOO_SHORT}`);
-    expect(lineFor({ metrics: { pushgateway: { url: 'http://gw', job: '' } } })).toBe(
+  it('refuses an empty string', async () => {
+    expect(await lineFor({ homes: ['/a', ''] })).toBe(`homes[1]: ${STRING_TOO_SHORT}`);
+    expect(await lineFor({ reportDir: '' })).toBe(`reportDir: ${STRING_TOO_SHORT}`);
+    expect(await lineFor({ metrics: { textfile: '' } })).toBe(`metrics.textfile: ${STRING_TOO_SHORT}`);
+    expect(await lineFor({ metrics: { pushgateway: { url: 'http://gw', job: '' } } })).toBe(
       `metrics.pushgateway.job: ${STRING_TOO_SHORT}`,
     );
-    expect(lineFor({ serve: { schedule: '' } })).toBe(`serve.schedule: ${STRING_TOO_SHORT}`);
-    expect(lineFor(SET({ name: '' }))).toBe(`providers.worktrees.sets[0].name: ${STRING_TOO_SHORT}`);
-    expect(lineFor(SET({ name: 'a', roots: ['/x', ''] }))).toBe(
+    expect(await lineFor({ serve: { schedule: '' } })).toBe(`serve.schedule: ${STRING_TOO_SHORT}`);
+    expect(await lineFor(SET({ name: '' }))).toBe(`providers.worktrees.sets[0].name: ${STRING_TOO_SHORT}`);
+    expect(await lineFor(SET({ name: 'a', roots: ['/x', ''] }))).toBe(
       `providers.worktrees.sets[0].roots[1]: ${STRING_TOO_SHORT}`,
     );
-    expect(lineFor({ providers: { watchfire: { root: '' } } })).toBe(`providers.watchfire.root: ${STRING_TOO_SHORT}`);
-    expect(lineFor({ providers: { kilo: { dataDir: ['/a', ''] } } })).toBe(
+    expect(await lineFor({ providers: { watchfire: { root: '' } } })).toBe(
+      `providers.watchfire.root: ${STRING_TOO_SHORT}`,
+    );
+    expect(await lineFor({ providers: { kilo: { dataDir: ['/a', ''] } } })).toBe(
       `providers.kilo.dataDir[1]: ${STRING_TOO_SHORT}`,
     );
   });
 
-  it('refuses a listen address that is not HOST:PORT', () => {
-    for (const listen of ['9464', 'host', 'host:', 'a b:1', 'host:123456', '[::1]9464', 'h:1\n']) {
-      expect(lineFor({ serve: { listen } })).toBe('serve.listen: expected HOST:PORT, such as 0.0.0.0:9464');
+  it('refuses a listen address that is not HOST:PORT, as serve would', async () => {
+    const refused = ['9464', 'host', 'host:', 'a b:1', 'host:123456', '[::1]9464', 'h:1\n', 'host:99999', 'a[b:1'];
+    for (const listen of [...refused, 'host:65536']) {
+      expect(await lineFor({ serve: { listen } })).toBe('serve.listen: expected HOST:PORT, such as 0.0.0.0:9464');
     }
-    for (const listen of ['0.0.0.0:9464', '[::1]:9464', ':9464', 'localhost:0', 'host:99999']) {
-      expect(accepted({ serve: { listen } })).toMatchObject({ serve: { listen } });
+    for (const listen of ['0.0.0.0:9464', '[::1]:9464', ':9464', 'localhost:0', 'host:65535']) {
+      expect(await accepted({ serve: { listen } })).toMatchObject({ serve: { listen } });
     }
   });
 
-  it('takes as the pushgateway any URL the URL parser takes, trimmed and without tabs or line breaks', () => {
-    for (const url of ['', 'gw 9091', 'http://', '//gw:9091', 'http://[::1', 'x://a b']) {
-      expect(lineFor({ metrics: { pushgateway: { url } } })).toBe('metrics.pushgateway.url: Invalid URL');
+  it("refuses a schedule node-cron cannot run, with node-cron's reason", async () => {
+    expect(await lineFor({ serve: { schedule: '61 * * * *' } })).toBe(
+      'serve.schedule: not a valid cron expression "61 * * * *" (minute: 61 is a invalid expression for minute)',
+    );
+    expect(await lineFor({ serve: { schedule: 'every hour' } })).toBe(
+      'serve.schedule: not a valid cron expression "every hour" (expression: expected 5 or 6 fields but got 2)',
+    );
+    expect(await lineFor({ serve: { schedule: '0 0 31 2 *' } })).toBe(
+      'serve.schedule: not a valid cron expression "0 0 31 2 *" ' +
+        '(dayOfMonth: 31 2 is an impossible day of month for the given month)',
+    );
+    for (const schedule of ['* * * * *', '*/5 * * * * *', '0 3 * * 1-5', '@daily']) {
+      expect(await accepted({ serve: { schedule } })).toMatchObject({ serve: { schedule } });
     }
-    const kept = (url: string) => (accepted({ metrics: { pushgateway: { url } } }) as typeof DEFAULTS).metrics;
-    expect(kept('http://gw:9091')).toEqual({ pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } });
-    expect(kept(' http://gw:9091\n')).toEqual({ pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } });
-    expect(kept('http://g\tw:90\r91')).toEqual({ pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } });
-    // Any scheme: `pushgateway:9091` is a URL of the scheme `pushgateway`, only --pushgateway asks for http(s).
-    expect(kept('pushgateway:9091')).toEqual({ pushgateway: { url: 'pushgateway:9091', job: 'agent-janitor' } });
-    expect(kept('mailto:ops@example.com')).toEqual({
-      pushgateway: { url: 'mailto:ops@example.com', job: 'agent-janitor' },
-    });
   });
 
-  it("reports the first problem in the shape's order, a mapping's own keys before its unknown ones", () => {
+  it('takes as the pushgateway an http or https URL, trimmed and without tabs or line breaks', async () => {
+    const schemes = ['pushgateway:9091', 'mailto:ops@example.com', 'ftp://gw', 'http:gw:9091', '//gw:9091'];
+    for (const url of ['', 'gw 9091', 'http://', 'http://[::1', 'x://a b', ...schemes]) {
+      expect(await lineFor({ metrics: { pushgateway: { url } } })).toBe(`metrics.pushgateway.url: ${HTTP_URL}`);
+    }
+    for (const url of ['http://u:p@gw:9091', 'http://u@gw', 'http://gw:9091/?job=x', 'https://gw#top']) {
+      expect(await lineFor({ metrics: { pushgateway: { url } } })).toBe(
+        'metrics.pushgateway.url: a Pushgateway URL takes no user, password, query or fragment',
+      );
+    }
+    const kept = async (url: string) =>
+      ((await accepted({ metrics: { pushgateway: { url } } })) as typeof DEFAULTS).metrics;
+    expect(await kept('http://gw:9091')).toEqual({ pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } });
+    expect(await kept('HTTPS://gw/push/')).toEqual({ pushgateway: { url: 'HTTPS://gw/push/', job: 'agent-janitor' } });
+    expect(await kept(' http://gw:9091\n')).toEqual({ pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } });
+    expect(await kept('http://g\tw:90\r91')).toEqual({ pushgateway: { url: 'http://gw:9091', job: 'agent-janitor' } });
+  });
+
+  it("reports the first problem in the shape's order, a mapping's own keys before its unknown ones", async () => {
     // minAge comes before processCheck in the shape, whatever the file's order.
-    expect(lineFor({ processCheck: 'x', minAge: 'x' })).toMatch(/^minAge: /);
-    expect(lineFor({ zzz: 1, minAge: 'x' })).toMatch(/^minAge: /);
+    expect(await lineFor({ processCheck: 'x', minAge: 'x' })).toMatch(/^minAge: /);
+    expect(await lineFor({ zzz: 1, minAge: 'x' })).toMatch(/^minAge: /);
     // A nested mapping's unknown key comes before a later sibling's bad value.
-    expect(lineFor({ providers: { owl: { reviewAfter: 1 }, kilo: { app: [] } } })).toBe(
+    expect(await lineFor({ providers: { owl: { reviewAfter: 1 }, kilo: { app: [] } } })).toBe(
       'unknown key providers.kilo.app',
     );
     // ...and a bad value inside a mapping before the unknown keys beside it.
-    expect(lineFor({ unknown: 1, serve: { listen: 'x' } })).toBe(
+    expect(await lineFor({ unknown: 1, serve: { listen: 'x' } })).toBe(
       'serve.listen: expected HOST:PORT, such as 0.0.0.0:9464',
     );
-    expect(lineFor({ homes: ['', 5] })).toBe(`homes[0]: ${STRING_TOO_SHORT}`);
-    expect(lineFor({ providers: { worktrees: { sets: [{ name: 'a' }, { name: 1 }, {}] } } })).toBe(
+    expect(await lineFor({ homes: ['', 5] })).toBe(`homes[0]: ${STRING_TOO_SHORT}`);
+    expect(await lineFor({ providers: { worktrees: { sets: [{ name: 'a' }, { name: 1 }, {}] } } })).toBe(
       'providers.worktrees.sets[1].name: Invalid input: expected string, received number',
     );
   });
