@@ -15,3 +15,14 @@ export function describeIssue(error: z.ZodError): string {
   }
   return `${key || '(top level)'}: ${issue.message}`;
 }
+
+/** `value` as `schema` reads it, or the error `refuse` makes of what zod found wrong. */
+export function parsedOrThrow<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  refuse: (error: z.ZodError) => Error,
+): z.output<Schema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw refuse(parsed.error);
+  return parsed.data;
+}

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
+import * as z from 'zod';
 import { readdirOrEmpty, readRegularFile } from '../../safety/fs.js';
 import { mapLimit } from '../../util/limit.js';
 
@@ -37,13 +38,24 @@ export function headerFields(text: string): Map<string, string> | null {
 export function parseLogHeader(text: string): { projectId: string | null; endedAtMs: number; status: string } | null {
   const fields = headerFields(text);
   if (!fields) return null;
-  // The fields this tool reads; the others (agent, mode, task…) are left as they are.
-  const ended = fields.get('ended_at');
-  if (ended === undefined || !RFC3339.test(ended)) return null;
-  const endedAtMs = Date.parse(ended);
-  if (Number.isNaN(endedAtMs)) return null;
-  return { projectId: fields.get('project_id') || null, endedAtMs, status: fields.get('status') ?? '' };
+  const header = logHeader.safeParse(Object.fromEntries(fields));
+  if (!header.success) return null;
+  return { projectId: header.data.project_id, endedAtMs: header.data.ended_at, status: header.data.status };
 }
+
+/** The fields of a header this tool reads; the others (agent, mode, task…) are left as they are. */
+const logHeader = z.looseObject({
+  ended_at: z
+    .string()
+    .regex(RFC3339)
+    .transform((ended) => Date.parse(ended))
+    .refine((endedAtMs) => !Number.isNaN(endedAtMs)),
+  project_id: z
+    .string()
+    .optional()
+    .transform((id) => id || null),
+  status: z.string().default(''),
+});
 
 function unquote(value: string): string {
   if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))

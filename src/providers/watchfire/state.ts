@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { errorMessage } from '../../core/errors.js';
-import { formatKey } from '../../util/key-path.js';
+import * as z from 'zod';
 import { readSettled } from './stable-read.js';
 import { isPlainObject } from '../../util/plain-object.js';
+import { describeIssue, parsedOrThrow } from '../../util/zod-issue.js';
 
 /** One entry of `projects.yaml`. */
 export interface RegisteredProject {
@@ -37,100 +38,94 @@ export function parseMapping(text: string, file: string): Record<string, unknown
   return value;
 }
 
-// The files' checks, written out: each refuses with the line zod gave for its first issue (keys in
-// the order below, list items in order), so messages and key paths read as they did. Keys not
-// named here are Watchfire's own and are left alone.
+const mapping = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
+  z.looseObject(shape, { error: 'expected a mapping' });
+const list = <Item extends z.ZodType>(item: Item) => z.array(item, { error: 'expected a list' });
 
-/** Where a value sits in the file: the keys and list positions that lead to it. */
-type Keys = readonly (string | number)[];
-
-function refuse(file: string, keys: Keys, message: string): never {
-  throw new WatchfireStateError(`${file}: ${formatKey(keys)}: ${message}`);
-}
-
-/** What zod 4.6 says of a key left out whose schema is not `.optional()` yet takes any value. */
-const ABSENT = 'Invalid input: expected nonoptional, received undefined';
-
-function mapping(value: unknown, file: string, keys: Keys): Record<string, unknown> {
-  if (!isPlainObject(value)) refuse(file, keys, 'expected a mapping');
-  return value;
-}
-
-function list(value: unknown, file: string, keys: Keys): unknown[] {
-  if (!Array.isArray(value)) refuse(file, keys, 'expected a list');
-  return value;
-}
-
-function nonEmptyString(value: unknown, file: string, keys: Keys): string {
-  if (typeof value !== 'string' || value === '') refuse(file, keys, 'expected a non-empty string');
-  return value;
-}
-
-function anyString(value: unknown, file: string, keys: Keys): string {
-  if (typeof value !== 'string') refuse(file, keys, 'expected a string');
-  return value;
-}
-
+const nonEmptyString = z.string({ error: 'expected a non-empty string' }).min(1, 'expected a non-empty string');
+const anyString = z.string({ error: 'expected a string' });
 /** Every file says `version: 1`; another version is a schema this tool does not know. */
-function version1(top: Record<string, unknown>, file: string): void {
-  const version = top.version;
-  if (version !== '1')
-    refuse(file, ['version'], `expected 1, found ${JSON.stringify(version ?? null)} (unknown schema)`);
+const version1 = z.literal('1', {
+  error: (issue) => `expected 1, found ${JSON.stringify(issue.input ?? null)} (unknown schema)`,
+});
+
+// Keys not named here are Watchfire's own and are left alone (loose objects).
+
+/** `projects.yaml`: the version and the list first, so a file cut short is told from a bad entry. */
+const projectsFile = mapping({ version: version1, projects: list(z.unknown()) });
+const projectEntries = mapping({
+  projects: list(
+    mapping({
+      project_id: nonEmptyString,
+      // A project with an empty name has the empty slug; that is still a name, so it is allowed.
+      name: anyString,
+      path: nonEmptyString,
+      position: z
+        .string({ error: 'expected a whole number' })
+        .regex(/^-?\d+$/, 'expected a whole number')
+        .optional(),
+    }),
+  ),
+});
+
+/**
+ * `agents.yaml`: an empty value says no session runs. The key itself must be there, and so must
+ * each agent's `mode` (of any value): zod takes no absent key whose schema is not `.optional()`.
+ */
+const agentsFile = mapping({
+  version: version1,
+  agents: z.union([z.undefined(), z.literal(''), list(z.unknown())], { error: 'expected a list' }),
+});
+const agentEntries = mapping({
+  agents: list(
+    mapping({
+      project_id: nonEmptyString,
+      project_name: anyString,
+      mode: z.unknown().transform((mode) => (typeof mode === 'string' ? mode : '')),
+    }),
+  ),
+});
+
+const daemonFile = mapping({
+  pid: z.custom<string>((pid) => typeof pid === 'string' && /^[1-9]\d{0,9}$/.test(pid), {
+    error: (issue) => `expected a process id, found ${JSON.stringify(issue.input ?? null)}`,
+  }),
+});
+
+/** `value` as `schema` reads it, or a WatchfireStateError of one line naming the file and the key. */
+function validated<Schema extends z.ZodType>(schema: Schema, value: unknown, file: string): z.output<Schema> {
+  return parsedOrThrow(schema, value, (error) => new WatchfireStateError(`${file}: ${describeIssue(error)}`));
 }
 
 /** `version: 1`, then `projects:` a list of `{project_id, name, path, position}`. */
 export function parseProjects(text: string, file: string): RegisteredProject[] {
-  const top = parseMapping(text, file);
-  // The version and the list first, so a file cut short is told from a bad entry.
-  version1(top, file);
-  const projects = list(top.projects, file, ['projects']);
+  const { projects } = validated(projectsFile, parseMapping(text, file), file);
   // Watchfire rewrites this file in place, so a crash can leave it cut short yet still valid YAML,
   // and the projects cut away would look deleted. A cut inside a line or an entry shows as a
   // missing final newline or a missing key: fail closed on either.
   if (projects.length > 0 && !text.endsWith('\n')) {
     throw new WatchfireStateError(`${file}: does not end with a newline, so it may have been cut short while written`);
   }
-  return projects.map((item, index) => {
-    const at = ['projects', index];
-    const entry = mapping(item, file, at);
-    const projectId = nonEmptyString(entry.project_id, file, [...at, 'project_id']);
-    // A project with an empty name has the empty slug; that is still a name, so it is allowed.
-    const name = anyString(entry.name, file, [...at, 'name']);
-    nonEmptyString(entry.path, file, [...at, 'path']);
-    const position = entry.position;
-    if (position !== undefined && !(typeof position === 'string' && /^-?\d+$/.test(position))) {
-      refuse(file, [...at, 'position'], 'expected a whole number');
-    }
-    return { projectId, name };
-  });
+  return validated(projectEntries, { projects }, file).projects.map((entry) => ({
+    projectId: entry.project_id,
+    name: entry.name,
+  }));
 }
 
 /** `version: 1`, then `agents:` a list of `{project_id, project_name, project_path, mode, …}`. */
 export function parseAgents(text: string, file: string): RunningAgent[] {
-  const top = parseMapping(text, file);
-  version1(top, file);
-  // An empty value says no session runs. A file without the key is refused, as the zod schema this
-  // replaced refused it (zod 4.6 takes no absent key whose schema is not `.optional()`).
-  if (!('agents' in top)) refuse(file, ['agents'], ABSENT);
-  if (top.agents === undefined || top.agents === '') return [];
-  return list(top.agents, file, ['agents']).map((item, index) => {
-    const at = ['agents', index];
-    const entry = mapping(item, file, at);
-    const projectId = nonEmptyString(entry.project_id, file, [...at, 'project_id']);
-    const projectName = anyString(entry.project_name, file, [...at, 'project_name']);
-    // Any mode is read (one that is not text as ''), but the key must be there, as zod had it.
-    if (!('mode' in entry)) refuse(file, [...at, 'mode'], ABSENT);
-    return { projectId, projectName, mode: typeof entry.mode === 'string' ? entry.mode : '' };
-  });
+  const { agents } = validated(agentsFile, parseMapping(text, file), file);
+  if (agents === undefined || agents === '') return [];
+  return validated(agentEntries, { agents }, file).agents.map((entry) => ({
+    projectId: entry.project_id,
+    projectName: entry.project_name,
+    mode: entry.mode,
+  }));
 }
 
 /** The `pid` of `daemon.yaml`; a file without a valid one is an error (its liveness is then unknown). */
 export function parseDaemonPid(text: string, file: string): number {
-  const { pid } = parseMapping(text, file);
-  if (typeof pid !== 'string' || !/^[1-9]\d{0,9}$/.test(pid)) {
-    refuse(file, ['pid'], `expected a process id, found ${JSON.stringify(pid ?? null)}`);
-  }
-  return Number(pid);
+  return Number(validated(daemonFile, parseMapping(text, file), file).pid);
 }
 
 /** What `projects.yaml` says, or why it cannot be read (missing is a reason too: fail closed). */
