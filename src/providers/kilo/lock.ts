@@ -17,7 +17,7 @@ import { asOwner, type Owner } from '../../safety/owner.js';
 import { removeTree } from '../../safety/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
 import { startWorker } from '../../util/builtins.js';
-import { isPlainObject } from '../../util/plain-object.js';
+import * as z from 'zod';
 
 /**
  * Kilo's cross-process directory lock, implemented to the same protocol so that Kilo and this
@@ -166,6 +166,14 @@ function isStaleSync(lockDir: string): boolean {
   return now - folder.mtimeMs > STALE_MS;
 }
 
+/** `meta.json` as Kilo writes it; `createdAt` is only shown, so any value reads as text (but must be there). */
+const lockMeta = z.looseObject({
+  token: z.string(),
+  pid: z.number(),
+  hostname: z.string(),
+  createdAt: z.unknown().transform((createdAt) => String(createdAt ?? '')),
+});
+
 /** The holder `meta.json` names, or null when it is missing, unreadable or not Kilo's shape. */
 function readMeta(file: string): LockMeta | null {
   let value: unknown;
@@ -174,23 +182,10 @@ function readMeta(file: string): LockMeta | null {
   } catch {
     return null;
   }
-  return lockMetaOf(value);
-}
-
-/**
- * `meta.json` as Kilo writes it, or null. `createdAt` is only shown, so any value reads as text,
- * but the key must be there: the zod schema this replaced refused a file without it.
- */
-export function lockMetaOf(value: unknown): LockMeta | null {
-  if (!isPlainObject(value)) return null;
-  const { token, pid, hostname, createdAt } = value;
-  // Made text first, as zod's transform did whatever the other keys held: a value that cannot be
-  // (`{"toString": null}`) throws here as it did there.
-  const shown = String(createdAt ?? '');
-  if (typeof token !== 'string' || typeof hostname !== 'string' || !('createdAt' in value)) return null;
-  // A finite number, as zod's z.number() took (JSON's 1e999 reads as Infinity).
-  if (typeof pid !== 'number' || !Number.isFinite(pid)) return null;
-  return { token, pid, hostname, createdAt: shown };
+  const parsed = lockMeta.safeParse(value);
+  if (!parsed.success) return null;
+  const { token, pid, hostname, createdAt } = parsed.data;
+  return { token, pid, hostname, createdAt };
 }
 
 function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock {
