@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import { errorMessage } from '../../core/errors.js';
 import { readFileOrNull } from '../../safety/fs.js';
-import { isPlainObject } from '../../util/plain-object.js';
+import * as z from 'zod';
 
 export interface ReviewAfter {
   ms: number;
@@ -38,8 +38,18 @@ export function parseOwlDuration(text: string): number | null {
   return at === trimmed.length ? Math.round(total) : null;
 }
 
-/** A YAML value when it is a mapping, else null. */
-const asMapping = (value: unknown): Record<string, unknown> | null => (isPlainObject(value) ? value : null);
+/** Owl's config, of which only `garbageCollection.reviewAfter` matters here: any other shape says nothing of it. */
+const owlConfig = z
+  .looseObject({ garbageCollection: z.looseObject({ reviewAfter: z.unknown() }).optional().catch(undefined) })
+  .catch({});
+
+/** A setting of Owl's own duration text, in milliseconds. */
+const owlDuration = z.string().transform((text, ctx) => {
+  const ms = parseOwlDuration(text);
+  if (ms !== null) return ms;
+  ctx.addIssue({ code: 'custom', message: 'is no duration' });
+  return z.NEVER;
+});
 
 /**
  * How long a job may wait in review. Owl's own `garbageCollection.reviewAfter` for that home
@@ -74,13 +84,13 @@ export async function readReviewAfter(
  * here, and any other shape says nothing of it.
  */
 export function reviewAfterIn(doc: unknown, configFile: string, fallback: ReviewAfter): ReviewAfter {
-  const value = asMapping(asMapping(doc)?.garbageCollection)?.reviewAfter;
+  const value = owlConfig.parse(doc).garbageCollection?.reviewAfter;
   if (value === undefined || value === null) return fallback;
-  const ms = typeof value === 'string' ? parseOwlDuration(value) : null;
-  if (ms === null)
+  const ms = owlDuration.safeParse(value);
+  if (!ms.success)
     return {
       ...fallback,
       warning: `${configFile}: garbageCollection.reviewAfter ${JSON.stringify(value)} is no duration`,
     };
-  return { ms, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
+  return { ms: ms.data, source: `garbageCollection.reviewAfter ${value} in ${configFile}` };
 }
