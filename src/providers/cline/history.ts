@@ -1,9 +1,10 @@
 import path from 'node:path';
+import * as z from 'zod';
 import { SourceOfTruthError } from '../../core/errors.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
-import { isPlainObject } from '../../util/plain-object.js';
 import { WriteClock, readJsonSource, subfolders } from '../vscode/files.js';
 import type { HistoryRead } from '../vscode/settle.js';
+import { globalState, readAs } from '../vscode/history-source.js';
 import { readExtensionState } from '../vscode/state-db.js';
 import { readFolderLocks, readSessionIds } from './databases.js';
 import { normalizeFolder } from './task-lookup.js';
@@ -35,6 +36,26 @@ const CONVERSATION_FILES = ['ui_messages.json', 'api_conversation_history.json']
 const CHECKPOINT_LOCK = /^~\/\.cline\/data\/checkpoints\/([^/]+)$/;
 const TASK_LOCK = /^~\/\.cline\/data\/tasks\/([^/]+)$/;
 
+/** A folder a history item names; any other value names none. */
+const folder = z.string().min(1).optional().catch(undefined);
+
+/**
+ * A history item: its id (text, or a number as some versions wrote it, JSON's 1e999 included) and
+ * the workspace folders it ran in; Cline's other keys are left alone.
+ */
+const historyItem = z.looseObject(
+  {
+    id: z.union([z.string(), z.number(), z.literal([Infinity, -Infinity])], { error: 'a history item has no id' }),
+    cwdOnTaskInitialization: folder,
+    shadowGitConfigWorkTree: folder,
+  },
+  { error: 'a history item is not a JSON object' },
+);
+const historyItems = z.array(historyItem);
+
+/** `taskHistory.json`: a list of history items. */
+const taskHistoryFile = z.array(z.unknown(), { error: 'not a JSON list of history items' });
+
 /** Reads every history source of a location; throws a SourceOfTruthError naming the first it cannot read. */
 export async function readClineHistory(location: ClineLocation): Promise<ClineHistory> {
   const history: ClineHistory = {
@@ -53,10 +74,7 @@ export async function readClineHistory(location: ClineLocation): Promise<ClineHi
     const file = path.join(storage, 'state', 'taskHistory.json');
     await written.note([file, path.join(storage, 'tasks')]);
     const source = await readJsonSource(file);
-    if (source.state === 'read') {
-      if (!Array.isArray(source.value)) throw new SourceOfTruthError(`${file}: not a JSON list of history items`);
-      addItems(history, source.value, file);
-    }
+    if (source.state === 'read') addItems(history, readAs(taskHistoryFile, source.value, file), file);
     await addConversations(history, storage);
   }
 
@@ -73,7 +91,6 @@ export async function readClineHistory(location: ClineLocation): Promise<ClineHi
     await written.note([file]);
     const source = await readJsonSource(file);
     if (source.state === 'read') {
-      if (!isPlainObject(source.value)) throw new SourceOfTruthError(`${file}: not a JSON object`);
       history.sources.push(file);
       addGlobalState(history, source.value, file);
     }
@@ -87,27 +104,18 @@ export async function readClineHistory(location: ClineLocation): Promise<ClineHi
   return history;
 }
 
-function addGlobalState(history: ClineHistory, state: Record<string, unknown>, file: string): void {
-  const items = state.taskHistory;
-  if (items === undefined || items === null) return;
-  if (!Array.isArray(items)) throw new SourceOfTruthError(`${file}: taskHistory is not a list of history items`);
-  addItems(history, items, `${file} (taskHistory)`);
+function addGlobalState(history: ClineHistory, state: unknown, file: string): void {
+  const items = readAs(globalState, state, file).taskHistory;
+  if (items !== undefined && items !== null) addItems(history, items, `${file} (taskHistory)`);
 }
 
 function addItems(history: ClineHistory, items: unknown[], source: string): void {
   if (!history.sources.includes(source)) history.sources.push(source);
-  for (const item of items) {
-    if (!isPlainObject(item)) throw new SourceOfTruthError(`${source}: a history item is not a JSON object`);
-    const id = item.id;
-    if (typeof id !== 'string' && typeof id !== 'number') {
-      throw new SourceOfTruthError(`${source}: a history item has no id`);
-    }
-    const taskId = String(id);
+  for (const item of readAs(historyItems, items, source)) {
+    const taskId = String(item.id);
     name(history, taskId, source);
-    for (const key of ['cwdOnTaskInitialization', 'shadowGitConfigWorkTree']) {
-      const worktree = item[key];
-      if (typeof worktree === 'string' && worktree !== '') history.worktrees.set(normalizeFolder(worktree), taskId);
-    }
+    for (const worktree of [item.cwdOnTaskInitialization, item.shadowGitConfigWorkTree])
+      if (worktree !== undefined) history.worktrees.set(normalizeFolder(worktree), taskId);
   }
 }
 

@@ -1,10 +1,11 @@
 import path from 'node:path';
+import * as z from 'zod';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
 import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
-import { isPlainObject } from '../../util/plain-object.js';
 import { WriteClock, readJsonSource, subfolders } from '../vscode/files.js';
 import { readSetting } from '../vscode/settings.js';
 import type { HistoryRead } from '../vscode/settle.js';
+import { globalState, readAs } from '../vscode/history-source.js';
 import { readExtensionState } from '../vscode/state-db.js';
 import type { RooLocation } from './layout.js';
 
@@ -20,10 +21,33 @@ export interface RooHistory extends HistoryRead {
 }
 
 // A HistoryItem names other tasks too: its root, parent and children, and delegation links.
-const LINKS = ['rootTaskId', 'parentTaskId', 'delegatedToId', 'awaitingChildId', 'completedByChildId'];
+const LINKS = ['rootTaskId', 'parentTaskId', 'delegatedToId', 'awaitingChildId', 'completedByChildId'] as const;
 
 /** `history_item.json.lock` (proper-lockfile) and safeWriteJson's `.history_item.json.new_…`/`.bak_…` files. */
 const WRITE_IN_FLIGHT = /^(history_item\.json\.lock|\.history_item\.json\.(new|bak)_.*)$/;
+
+/** A task another names: any value that is not a task id names none. */
+const link = z.string().min(1).optional().catch(undefined);
+
+/** A HistoryItem: its id, and the tasks it names (root, parent, children, delegation links). */
+const historyItem = z.looseObject(
+  {
+    id: z.string({ error: 'a history item has no id' }).min(1, 'a history item has no id'),
+    rootTaskId: link,
+    parentTaskId: link,
+    delegatedToId: link,
+    awaitingChildId: link,
+    completedByChildId: link,
+    childIds: z.array(z.string().optional().catch(undefined)).optional().catch(undefined),
+  },
+  { error: 'a history item is not a JSON object' },
+);
+
+/** `tasks/_index.json`: its list of entries, each a history item. */
+const taskIndex = z.looseObject(
+  { entries: z.array(z.unknown(), { error: 'not a task history index (no list of entries)' }) },
+  { error: 'not a task history index (no list of entries)' },
+);
 
 /**
  * Reads every history source of a product for one extension: the `taskHistory` of the extension's
@@ -39,10 +63,8 @@ export async function readRooHistory(location: RooLocation): Promise<RooHistory>
     const row = readExtensionState(file, location.extension.id);
     history.sources.push(file);
     for (const state of row.states) {
-      const items = state.taskHistory;
-      if (items === undefined || items === null) continue;
-      if (!Array.isArray(items)) throw new SourceOfTruthError(`${file}: taskHistory is not a list of history items`);
-      for (const item of items) addItem(history, item, `${file} (taskHistory)`);
+      const items = readAs(globalState, state, file).taskHistory;
+      for (const item of items ?? []) addItem(history, item, `${file} (taskHistory)`);
     }
   }
   const custom = await customStoragePaths(location, written);
@@ -102,11 +124,9 @@ async function readBase(history: RooHistory, base: string, written: WriteClock):
   await written.note([tasks, index]);
   const source = await readJsonSource(index);
   if (source.state === 'read') {
-    if (!isPlainObject(source.value) || !Array.isArray(source.value.entries)) {
-      throw new SourceOfTruthError(`${index}: not a task history index (no list of entries)`);
-    }
+    const { entries } = readAs(taskIndex, source.value, index);
     history.sources.push(index);
-    for (const entry of source.value.entries) addItem(history, entry, index);
+    for (const entry of entries) addItem(history, entry, index);
   }
   for (const folder of await subfolders(tasks)) {
     if (folder.name.startsWith('_') || folder.name.startsWith('.')) continue;
@@ -134,18 +154,15 @@ async function readTaskFolder(history: RooHistory, dir: string, id: string, writ
   addItem(history, source.value, file);
 }
 
-function addItem(history: RooHistory, item: unknown, source: string): void {
-  if (!isPlainObject(item)) throw new SourceOfTruthError(`${source}: a history item is not a JSON object`);
-  if (typeof item.id !== 'string' || item.id === '')
-    throw new SourceOfTruthError(`${source}: a history item has no id`);
+function addItem(history: RooHistory, value: unknown, source: string): void {
+  const item = readAs(historyItem, value, source);
   name(history, item.id, source);
-  for (const link of LINKS)
-    if (typeof item[link] === 'string' && item[link] !== '')
-      name(history, item[link] as string, `${source} (${link} of ${item.id})`);
-  if (Array.isArray(item.childIds)) {
-    for (const child of item.childIds)
-      if (typeof child === 'string') name(history, child, `${source} (a child of ${item.id})`);
+  for (const key of LINKS) {
+    const linked = item[key];
+    if (linked !== undefined) name(history, linked, `${source} (${key} of ${item.id})`);
   }
+  for (const child of item.childIds ?? [])
+    if (child !== undefined) name(history, child, `${source} (a child of ${item.id})`);
 }
 
 function name(history: RooHistory, id: string, source: string): void {
