@@ -61,4 +61,32 @@ describe("Roo Code's history sources: the line each refused source gets", () => 
     writeIndex(s.gs, [historyItem(ID(6), ws, { awaitingChildId: ID(3) })]);
     expect(await outcome(s, repo)).toEqual({ error: undefined, verdict: 'kept' });
   });
+
+  it("the user's settings: an object, whose customStoragePath may be flat or nested", async () => {
+    const s = rooScene();
+    const ws = path.join(s.projects, 'app');
+    const repo = taskRepo(s, ID(7), ws);
+    const settings = path.join(s.userData, 'User', 'settings.json');
+    for (const text of ['[]', '"x"', 'null']) {
+      put(settings, text);
+      expect(await outcome(s, repo)).toEqual({
+        error: `${settings}: not a JSON object of settings`,
+        verdict: 'refused',
+      });
+    }
+    // A custom storage path whose index names the task keeps its repository, however it is set.
+    const custom = path.join(s.root, 'custom');
+    writeIndex(custom, [historyItem(ID(7), ws)]);
+    const ways = [
+      { 'roo-cline.customStoragePath': custom, 'roo-cline': ['not', 'a', 'section'] },
+      { 'roo-cline': { customStoragePath: custom } },
+    ];
+    for (const way of ways) {
+      put(settings, JSON.stringify(way));
+      expect(await outcome(s, repo)).toEqual({ error: undefined, verdict: 'kept' });
+    }
+    // Anywhere else it names no storage: nothing names the task.
+    put(settings, JSON.stringify({ 'roo-cline': 'no section', other: { customStoragePath: custom } }));
+    expect(await outcome(s, repo)).toEqual({ error: undefined, verdict: 'would-delete' });
+  });
 });

@@ -5,7 +5,8 @@ import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
 import { WriteClock, readJsonSource, subfolders } from '../vscode/files.js';
 import { readSetting } from '../vscode/settings.js';
 import type { HistoryRead } from '../vscode/settle.js';
-import { globalState, readAs } from '../vscode/history-source.js';
+import { globalState } from '../vscode/history-source.js';
+import { readAs } from '../vscode/read-as.js';
 import { readExtensionState } from '../vscode/state-db.js';
 import type { RooLocation } from './layout.js';
 

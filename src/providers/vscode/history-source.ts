@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { SourceOfTruthError } from '../../core/errors.js';
-import { parsedOrThrow } from '../../util/zod-issue.js';
 
 /**
  * An extension's global state (its row of `state.vscdb`, Cline's standalone `globalState.json`):
@@ -11,15 +9,3 @@ export const globalState = z.looseObject(
   { taskHistory: z.array(z.unknown(), { error: 'taskHistory is not a list of history items' }).nullish() },
   { error: 'not a JSON object' },
 );
-
-/**
- * `value` as `schema` reads it, or a SourceOfTruthError naming the source and what is wrong with
- * it, in the words the schema gives (the first thing wrong, in the order of its keys and items).
- */
-export function readAs<Schema extends z.ZodType>(schema: Schema, value: unknown, source: string): z.output<Schema> {
-  return parsedOrThrow(
-    schema,
-    value,
-    (error) => new SourceOfTruthError(`${source}: ${error.issues[0]?.message ?? 'not what was expected'}`),
-  );
-}

@@ -1,8 +1,12 @@
-import { SourceOfTruthError } from '../../core/errors.js';
-import { isPlainObject } from '../../util/plain-object.js';
+import * as z from 'zod';
 import { readJsonSource } from './files.js';
+import { readAs } from './read-as.js';
 
 export type SettingValue = { state: 'absent' } | { state: 'set'; value: unknown; mtimeMs: number };
+
+const settingsFile = z.record(z.string(), z.unknown(), { error: 'not a JSON object of settings' });
+/** A section that is not a mapping sets nothing in it. */
+const settingsSection = z.record(z.string(), z.unknown()).catch({});
 
 /**
  * One setting of a VS Code settings file (JSON with comments): the flat key `<section>.<key>`, as
@@ -12,11 +16,10 @@ export type SettingValue = { state: 'absent' } | { state: 'set'; value: unknown;
 export async function readSetting(file: string, section: string, key: string): Promise<SettingValue> {
   const source = await readJsonSource(file, { jsonc: true });
   if (source.state === 'absent') return { state: 'absent' };
-  if (!isPlainObject(source.value)) throw new SourceOfTruthError(`${file}: not a JSON object of settings`);
-  const flat = source.value[`${section}.${key}`];
+  const settings = readAs(settingsFile, source.value, file);
+  const flat = settings[`${section}.${key}`];
   if (flat !== undefined) return { state: 'set', value: flat, mtimeMs: source.mtimeMs };
-  const nested = source.value[section];
-  if (isPlainObject(nested) && nested[key] !== undefined)
-    return { state: 'set', value: nested[key], mtimeMs: source.mtimeMs };
+  const nested = settingsSection.parse(settings[section])[key];
+  if (nested !== undefined) return { state: 'set', value: nested, mtimeMs: source.mtimeMs };
   return { state: 'absent' };
 }
