@@ -30,7 +30,10 @@ describe("Roo Code's history sources: the line each refused source gets", () => 
       [() => row({ taskHistory: [{ id: 7 }] }), `${s.stateDb} (taskHistory): a history item has no id`],
       [() => writeFileSync(index, '[]'), `${index}: not a task history index (no list of entries)`],
       [() => writeFileSync(index, '{"entries": {}}'), `${index}: not a task history index (no list of entries)`],
-      [() => writeIndex(s.gs, [historyItem(ID(2), ws), []]), `${index}: a history item is not a JSON object`],
+      [
+        () => writeIndex(s.gs, [historyItem(ID(2), ws), [] as unknown as Record<string, unknown>]),
+        `${index}: a history item is not a JSON object`,
+      ],
       [() => writeIndex(s.gs, [{ task: 'x' }]), `${index}: a history item has no id`],
       [() => put(item, '"x"'), `${item}: a history item is not a JSON object`],
       [() => put(item, '{"id": null}'), `${item}: a history item has no id`],

@@ -25,7 +25,7 @@ const UNIT_MS: Record<string, number> = {
 const PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w)/gy;
 
 /** Go's duration text (`168h`, `1h30m`, `1.5h`) or ours (`7d`); null when it is neither. */
-export function parseOwlDuration(text: string): number | null {
+function parseOwlDuration(text: string): number | null {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   PART.lastIndex = 0;

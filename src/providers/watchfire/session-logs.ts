@@ -18,7 +18,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** The `key: value` lines between a log's two `---` lines, or null when it has no complete header. */
-export function headerFields(text: string): Map<string, string> | null {
+function headerFields(text: string): Map<string, string> | null {
   const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
   if (lines[0] !== '---') return null;
   const fields = new Map<string, string>();

@@ -27,7 +27,7 @@ class WatchfireStateError extends Error {
  * Every scalar is read as a string (the YAML failsafe schema), so a project named `1e3` or `no`
  * keeps its exact name, and with it its slug.
  */
-export function parseMapping(text: string, file: string): Record<string, unknown> {
+function parseMapping(text: string, file: string): Record<string, unknown> {
   const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true });
   const problem = doc.errors[0];
   if (problem) throw new WatchfireStateError(`${file}: not valid YAML: ${problem.message.split('\n')[0]}`);
