@@ -50,9 +50,8 @@ const user = (): string => (process.geteuid ? `uid ${process.geteuid()}` : 'this
 export async function prepareOwnFolder(dir: string, what: string): Promise<void> {
   const target = path.resolve(dir);
   const existing = await nearestExisting(target, what);
-  const kernel = KERNEL_FILE_SYSTEMS.get(await fileSystemType(existing.path));
-  if (kernel)
-    throw new UsageError(`${what} ${target} is on the kernel's ${kernel} file system, where no file can be kept`);
+  const kernel = await kernelProblem(existing.path, target, what);
+  if (kernel) throw new UsageError(kernel);
   // One level at a time: a recursive mkdir reports EROFS and EACCES as ENOENT, and loops on procfs.
   for (const folder of missingBelow(existing.path, target)) {
     try {
@@ -67,6 +66,20 @@ export async function prepareOwnFolder(dir: string, what: string): Promise<void>
   const refused = await writableOrWhy(target);
   if (refused)
     throw new UnusableFolderError(`${what} ${target} cannot be written as ${user()}: ${WHY[refused] ?? refused}`);
+}
+
+/**
+ * Why `dir` can never hold a file (it is, or would be made, on a kernel file system), or null.
+ * It only looks: nothing is created. `what` names it (`the report folder`).
+ */
+export async function kernelFolderProblem(dir: string, what: string): Promise<string | null> {
+  const target = path.resolve(dir);
+  return kernelProblem((await nearestExisting(target, what)).path, target, what);
+}
+
+async function kernelProblem(existing: string, target: string, what: string): Promise<string | null> {
+  const kernel = KERNEL_FILE_SYSTEMS.get(await fileSystemType(existing));
+  return kernel ? `${what} ${target} is on the kernel's ${kernel} file system, where no file can be kept` : null;
 }
 
 /** The folder itself or its nearest ancestor that exists; a file on the way cannot be used. */

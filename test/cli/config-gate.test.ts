@@ -76,6 +76,23 @@ describe('agent-janitor config refuses what run and serve refuse', () => {
     expect(existsSync(reports)).toBe(false);
   });
 
+  it('refuses a report folder on a kernel file system, which a pass refuses before reading anything', async () => {
+    const file = path.join(tempDir('aj-gate-'), 'agent-janitor.yaml');
+    writeFileSync(file, `homes: [${JSON.stringify(path.dirname(file))}]\nreportDir: /proc/agent-janitor\n`);
+    const kernel =
+      "the report folder /proc/agent-janitor is on the kernel's proc file system, where no file can be kept";
+    const config = await runCli(['config', '--config', file]);
+    expect([config.code, config.stderr]).toEqual([2, `agent-janitor: ${file}: reportDir: ${kernel}\n`]);
+    const run = await runCli(['run', '--report-only', '--config', file]);
+    expect([run.code, run.stderr]).toEqual([2, `agent-janitor: ${kernel}\n`]);
+    const option = await runCli(['config', '--config', configFile('').file, '--report-dir', '/sys/agent-janitor/x']);
+    expect([option.code, option.stderr]).toEqual([
+      2,
+      "agent-janitor: --report-dir: the report folder /sys/agent-janitor/x is on the kernel's sysfs file system, where no file can be kept\n",
+    ]);
+    expect(existsSync('/proc/agent-janitor')).toBe(false);
+  });
+
   it('takes what they take: schedules with seconds or a nickname, any port, an https URL with a path', async () => {
     const { file } = configFile(
       [
