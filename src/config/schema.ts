@@ -35,7 +35,8 @@ export const pushgatewayUrl = z
   .refine(
     (text) => {
       const url = URL.parse(text);
-      return url === null || (url.username === '' && url.password === '' && url.search === '' && url.hash === '');
+      // A `?` or `#` starts a query or fragment, an empty one too (which URL's search and hash omit).
+      return url === null || (url.username === '' && url.password === '' && !/[?#]/.test(text));
     },
     { message: 'a Pushgateway URL takes no user, password, query or fragment' },
   );

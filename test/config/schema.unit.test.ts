@@ -372,7 +372,14 @@ describe('the config schema: one line naming the key', () => {
     for (const url of ['', 'gw 9091', 'http://', 'http://[::1', 'x://a b', ...schemes]) {
       expect(await lineFor({ metrics: { pushgateway: { url } } })).toBe(`metrics.pushgateway.url: ${HTTP_URL}`);
     }
-    for (const url of ['http://u:p@gw:9091', 'http://u@gw', 'http://gw:9091/?job=x', 'https://gw#top']) {
+    for (const url of [
+      'http://u:p@gw:9091',
+      'http://u@gw',
+      'http://gw:9091/?job=x',
+      'https://gw#top',
+      'http://gw/?',
+      'http://gw#',
+    ]) {
       expect(await lineFor({ metrics: { pushgateway: { url } } })).toBe(
         'metrics.pushgateway.url: a Pushgateway URL takes no user, password, query or fragment',
       );
