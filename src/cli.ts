@@ -1,11 +1,9 @@
 // Start-up cost is paid by every `run` from cron or a timer: this file statically imports only
-// what every invocation needs, the errors and the command line's parser. A command's module (and
-// with it yaml, pino, SQLite, the providers, the metrics) is imported when that command runs,
-// and the help text when it is asked for. `--version` alone never gets here: dist/cli.js, the
-// launcher scripts/bundle.mjs writes, answers it without loading this bundle.
-import { parseCommandLine } from './commands/args.js';
+// what every invocation needs, the errors and the command line's reader (yargs and the option
+// tables). A command's module (and with it yaml, pino, SQLite, the providers, the metrics) is
+// imported when that command runs.
+import { readCommandLine } from './commands/args.js';
 import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
-import { VERSION } from './core/version.js';
 
 const EXIT_OK = 0;
 const EXIT_USAGE = 2;
@@ -14,16 +12,9 @@ const EXIT_FAILED = 1;
 
 /** The one place typed errors become exit codes. */
 async function main(argv: string[]): Promise<number> {
-  const invocation = parseCommandLine(argv);
-  if (invocation.action === 'help') {
-    const { helpText } = await import('./commands/help.js');
-    process.stdout.write(helpText(invocation.command));
-    return EXIT_OK;
-  }
-  if (invocation.action === 'version') {
-    process.stdout.write(`${VERSION}\n`);
-    return EXIT_OK;
-  }
+  const invocation = readCommandLine(argv);
+  // Help or the version, already printed.
+  if (!invocation) return EXIT_OK;
   switch (invocation.command) {
     case 'run':
       return (await import('./commands/run.js')).runCommand(invocation.args);
@@ -34,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
     case 'config':
       return (await import('./commands/config.js')).configCommand(invocation.args);
     case 'demo':
-      return (await import('./commands/demo.js')).demoCommand({ dir: invocation.args.dir });
+      return (await import('./commands/demo.js')).demoCommand(invocation.args);
   }
 }
 

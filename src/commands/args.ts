@@ -1,198 +1,193 @@
+import type { Argv, Options } from 'yargs';
+// yargs's factory (no singleton read of process.argv), built as CommonJS: its ES module build lays
+// help out with a wrap of its own that cuts words in two.
+import yargs from 'yargs/yargs';
 import { UsageError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
+import { refuseFlagValues } from './flag-values.js';
 import {
-  type ArgsOf,
+  ALL_COMMANDS_EPILOGUE,
+  COMMAND_HELP,
+  type CommandHelp,
+  type CommandName,
+  exitCodesText,
+  HELP_SUMMARY,
+  valueForms,
+} from './help.js';
+import {
   CONFIG_OPTIONS,
+  type ConfigArgs,
   DEMO_OPTIONS,
-  type OptionSpec,
-  type OptionTable,
+  type DemoArgs,
   REPORT_OPTIONS,
+  type ReportArgs,
   RUN_OPTIONS,
+  type RunArgs,
   SERVE_OPTIONS,
+  type ServeArgs,
 } from './options.js';
 
-/** The commands, in the order help lists them, with the line help gives each. */
-export const COMMANDS = {
-  run: { summary: 'one reconcile pass over every enabled provider, then exit', options: RUN_OPTIONS },
-  serve: {
-    summary: 'long-running: passes on the cron schedule, HTTP /metrics, /healthz and /report',
-    options: SERVE_OPTIONS,
-  },
-  report: { summary: 'print the latest report (Markdown, or JSON with --json)', options: REPORT_OPTIONS },
-  config: { summary: 'validate the config and print the effective config as YAML', options: CONFIG_OPTIONS },
-  demo: { summary: 'build a realistic sandbox, run a report-only pass and a real pass on it', options: DEMO_OPTIONS },
+/** What a command line asks for, once yargs has read it: a command and its options. */
+export type Invocation =
+  | { command: 'run'; args: RunArgs }
+  | { command: 'serve'; args: ServeArgs }
+  | { command: 'report'; args: ReportArgs }
+  | { command: 'config'; args: ConfigArgs }
+  | { command: 'demo'; args: DemoArgs };
+
+const OPTIONS = {
+  run: RUN_OPTIONS,
+  serve: SERVE_OPTIONS,
+  report: REPORT_OPTIONS,
+  demo: DEMO_OPTIONS,
+  config: CONFIG_OPTIONS,
+} as const satisfies Record<CommandName, Record<string, Options>>;
+
+const NAMES = Object.keys(COMMAND_HELP) as CommandName[];
+const THE_COMMANDS = `the commands are ${[...NAMES, 'help'].join(', ')}`;
+const WIDTH = 80;
+
+/**
+ * Reads the arguments after `node` and the script with yargs. Help (`-h`, `--help`, `help
+ * [command]`) and the version (`-V`, `--version`) are printed on stdout, anywhere on the line, and
+ * answer null; anything else that is not a command and its own options is a UsageError of one line.
+ */
+export function readCommandLine(argv: readonly string[]): Invocation | null {
+  let invocation: Invocation | null = null;
+  let helpOn: CommandName | 'all' | null = null;
+  let failure: UsageError | undefined;
+  const parser = yargs([...argv])
+    .scriptName('agent-janitor')
+    .locale('en')
+    .updateStrings(WORDING)
+    .parserConfiguration(PARSING)
+    // Options may come before the command: the first read must know which take a value.
+    .options(ANY_COMMAND)
+    .usage('Usage: $0 <command> [options]')
+    .command(
+      'help [command]',
+      HELP_SUMMARY,
+      (y) =>
+        y
+          .positional('command', { type: 'string', describe: 'a command', coerce: commandNamed })
+          .updateStrings(wording({ 'Unknown argument: %s': unknownArguments('help') }))
+          .strictCommands(false),
+      (args) => {
+        helpOn = args.command ?? 'all';
+      },
+    )
+    .strict()
+    .strictCommands()
+    .demandCommand(1, `name a command: ${THE_COMMANDS}`)
+    .epilogue(ALL_COMMANDS_EPILOGUE)
+    // Help and the version win over any error on the line: yargs prints them, then reads on.
+    .fail((message, err) => {
+      failure ??= new UsageError(oneLine(err?.message || message));
+    })
+    .help('help')
+    .alias('help', 'h')
+    .describe('help', 'this help')
+    .version(VERSION)
+    .alias('version', 'V')
+    .describe('version', 'the version')
+    .wrap(WIDTH)
+    .exitProcess(false);
+  for (const name of NAMES)
+    parser.command(
+      name,
+      COMMAND_HELP[name].summary,
+      (y) => commandOptions(y, name, argv),
+      (args) => {
+        // yargs read these args by OPTIONS[name]: they have the type of that table.
+        invocation = { command: name, args } as unknown as Invocation;
+      },
+    );
+  const asked = parser.parseSync();
+  if (asked.help || asked.version) return null;
+  if (failure) throw failure;
+  if (helpOn === null) return invocation;
+  readCommandLine(helpOn === 'all' ? ['--help'] : [helpOn, '--help']);
+  return null;
+}
+
+function commandOptions(y: Argv, name: CommandName, argv: readonly string[]): Argv {
+  const help: CommandHelp = COMMAND_HELP[name];
+  return (
+    y
+      .usage(`Usage: $0 ${name} [options]\n\n${help.summary}`)
+      .options(OPTIONS[name])
+      // The command's own options first, then -h and -V.
+      .group(Object.keys(OPTIONS[name]), 'Options:')
+      .updateStrings(wording({ 'Unknown argument: %s': unknownArguments(name) }))
+      .strictCommands(false)
+      .check((args) => {
+        // yargs leaves what follows `--` to the command, and a command takes options only.
+        const [, extra] = args._;
+        if (extra !== undefined) throw new UsageError(unknownArguments(name).one.replace('%s', String(extra)));
+        return refuseFlagValues(argv, OPTIONS[name]);
+      })
+      .example(...help.example)
+      .epilogue(`${exitCodesText(help)}\n\n${valueForms(hasFlags(OPTIONS[name]))}`)
+  );
+}
+
+const unknownArguments = (name: CommandName | 'help') => ({
+  one: `unknown argument %s for ${name} (agent-janitor help ${name} lists its options)`,
+  other: `unknown arguments %s for ${name} (agent-janitor help ${name} lists its options)`,
+});
+
+const hasFlags = (table: Readonly<Record<string, Options>>) =>
+  Object.values(table).some((option) => option.type === 'boolean');
+
+function commandNamed(given: string | undefined): CommandName | undefined {
+  if (given === undefined || (NAMES as string[]).includes(given)) return given as CommandName | undefined;
+  throw new UsageError(`unknown command ${given}; ${THE_COMMANDS}`);
+}
+
+/**
+ * yargs's own reading, but for: option names only as written (no camelCase twin, no dotted
+ * objects), values kept as strings, and an unknown option kept as written so that the error names
+ * it the way the user typed it.
+ */
+const PARSING = {
+  'camel-case-expansion': false,
+  'dot-notation': false,
+  'parse-numbers': false,
+  'parse-positional-numbers': false,
+  'unknown-options-as-args': true,
 } as const;
 
-export type CommandName = keyof typeof COMMANDS;
+/** A message yargs counts has a form for one and for several, as in yargs's own locale files. */
+type Wording = Record<string, string | { one: string; other: string }>;
 
-/** What a command line asks for: help (on one command, or on all), the version, or a command to run. */
-export type Invocation =
-  | { action: 'help'; command: CommandName | undefined }
-  | { action: 'version' }
-  | {
-      [C in CommandName]: { action: 'command'; command: C; args: ArgsOf<(typeof COMMANDS)[C]['options']> };
-    }[CommandName];
+/** yargs's types know only the messages it does not count; y18n takes both kinds. */
+const wording = (strings: Wording) => strings as Record<string, string>;
 
-const COMMAND_LIST = 'run, serve, report, demo and config';
-const NAME_A_COMMAND = 'name a command: run, serve, report, demo or config';
+const WORDING = wording({
+  'Unknown command: %s': { one: `unknown command %s; ${THE_COMMANDS}`, other: `unknown commands %s; ${THE_COMMANDS}` },
+});
 
 /**
- * Reads the arguments after `node` and the script. The command is the first positional argument;
- * options may come before or after it. `--help` or `--version` anywhere before `--` wins over
- * anything else on the line, errors included (`--help` over `--version`). Anything else that is not
- * an option of the command (an unknown option, a second positional, anything after `--`) is a
- * UsageError of one line naming it; so is a string option without its value. A value that starts
- * with `-` goes in the `--name=VALUE` form. A string option given twice keeps the last value.
+ * Every option of every command, with only its type: enough for the first read, before the
+ * command is known, to tell an option's value from the command. The command's own read replaces
+ * these (they are not global) with its own table, which alone decides what it accepts.
  */
-export function parseCommandLine(argv: readonly string[]): Invocation {
-  const end = argv.indexOf('--');
-  const options = end < 0 ? argv : argv.slice(0, end);
-  const words = wordsOf(options, ANY_COMMAND);
-  const first = words.find((word) => word.kind === 'positional');
-  const command = first && isCommandName(first.text) ? first.text : undefined;
-  if (options.includes('--help')) return { action: 'help', command };
-  if (options.includes('--version')) return { action: 'version' };
-  if (!first) throw new UsageError(NAME_A_COMMAND);
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(first.text)}; the commands are ${COMMAND_LIST}`);
-  const afterDashes: Word[] = end < 0 ? [] : argv.slice(end + 1).map((text) => ({ kind: 'positional', text }));
-  const rest = [...words.filter((word) => word !== first), ...afterDashes];
-  // One case per command, so that each result has its own command's args type.
-  switch (command) {
-    case 'run':
-      return { action: 'command', command, args: readOptions(command, COMMANDS.run.options, rest) };
-    case 'serve':
-      return { action: 'command', command, args: readOptions(command, COMMANDS.serve.options, rest) };
-    case 'report':
-      return { action: 'command', command, args: readOptions(command, COMMANDS.report.options, rest) };
-    case 'config':
-      return { action: 'command', command, args: readOptions(command, COMMANDS.config.options, rest) };
-    case 'demo':
-      return { action: 'command', command, args: readOptions(command, COMMANDS.demo.options, rest) };
-  }
-}
-
-function isCommandName(text: string): text is CommandName {
-  return Object.hasOwn(COMMANDS, text);
-}
-
-/** An argument, or an option with the value written in it (`inline`) or taken from the next argument. */
-type Word =
-  | { kind: 'positional'; text: string }
-  | { kind: 'option'; written: string; inline: string | undefined; next: string | undefined };
-
-interface Spelled {
-  name: string;
-  spec: OptionSpec;
-}
-
-/** Every way to write an option of the table but `--no-`: `--name`, `--alias`, `-s`. */
-function spellingsOf(table: OptionTable): Map<string, Spelled> {
-  const spellings = new Map<string, Spelled>();
-  for (const [name, spec] of Object.entries(table)) {
-    spellings.set(`--${name}`, { name, spec });
-    if (spec.kind === 'flag') for (const alias of spec.aliases ?? []) spellings.set(`--${alias}`, { name, spec });
-    if (spec.kind === 'string' && spec.short) spellings.set(`-${spec.short}`, { name, spec });
-  }
-  return spellings;
-}
-
-/**
- * Every command's spellings together, to tell an option's value from the command before the
- * command is known: an option spelled the same way in two commands takes a value in both or in
- * neither (test/cli/args.unit.test.ts holds the tables to that).
- */
-const ANY_COMMAND = new Map(Object.values(COMMANDS).flatMap(({ options }) => [...spellingsOf(options)]));
-
-function lookUp(
-  spellings: ReadonlyMap<string, Spelled>,
-  written: string,
-): (Spelled & { negated: boolean }) | undefined {
-  const spelled = spellings.get(written);
-  if (spelled) return { ...spelled, negated: false };
-  const negated = written.startsWith('--no-') ? spellings.get(`--${written.slice('--no-'.length)}`) : undefined;
-  return negated?.spec.kind === 'flag' ? { ...negated, negated: true } : undefined;
-}
-
-const takesValue = (spelled: Spelled | undefined) => spelled !== undefined && spelled.spec.kind !== 'flag';
-/** `-` alone is a value (a path, say); anything else that starts with `-` is not taken as one. */
-const looksLikeOption = (arg: string) => arg.startsWith('-') && arg !== '-';
-
-function wordsOf(args: readonly string[], spellings: ReadonlyMap<string, Spelled>): Word[] {
-  const words: Word[] = [];
-  for (let at = 0; at < args.length; at++) {
-    const arg = args[at] as string;
-    if (!looksLikeOption(arg)) {
-      words.push({ kind: 'positional', text: arg });
-      continue;
+const ANY_COMMAND: Record<string, Options> = (() => {
+  const typed: Record<string, Options> = {};
+  for (const table of Object.values(OPTIONS) as Record<string, Options>[])
+    for (const [key, option] of Object.entries(table)) {
+      if (typed[key] && typed[key].type !== option.type)
+        throw new Error(`--${key} is a ${typed[key].type} in one command and a ${option.type} in another`);
+      typed[key] = { type: option.type, alias: option.alias, hidden: true, global: false };
     }
-    const { written, inline } = splitOption(arg, spellings);
-    const following = args[at + 1];
-    const next =
-      inline === undefined &&
-      takesValue(lookUp(spellings, written)) &&
-      following !== undefined &&
-      !looksLikeOption(following)
-        ? following
-        : undefined;
-    if (next !== undefined) at++;
-    words.push({ kind: 'option', written, inline, next });
-  }
-  return words;
-}
+  return typed;
+})();
 
-/** `--name=value` and `-c=value` at their `=`, and `-cvalue` after a short option that takes a value. */
-function splitOption(arg: string, spellings: ReadonlyMap<string, Spelled>): { written: string; inline?: string } {
-  if (arg.startsWith('--')) {
-    const equals = arg.indexOf('=');
-    return equals < 0 ? { written: arg } : { written: arg.slice(0, equals), inline: arg.slice(equals + 1) };
-  }
-  const short = arg.slice(0, 2);
-  if (arg.length === 2 || !takesValue(spellings.get(short))) return { written: arg };
-  const rest = arg.slice(2);
-  return { written: short, inline: rest.startsWith('=') ? rest.slice(1) : rest };
-}
-
-type Value = string | boolean | string[];
-
-function readOptions<T extends OptionTable>(command: CommandName, table: T, words: readonly Word[]): ArgsOf<T> {
-  const spellings = spellingsOf(table);
-  const values: Record<string, Value> = {};
-  for (const [name, spec] of Object.entries(table)) if (spec.kind === 'choice') values[name] = spec.default;
-  for (const word of words) {
-    if (word.kind === 'positional')
-      throw new UsageError(`unexpected argument ${JSON.stringify(word.text)}: ${command} takes options only`);
-    const option = lookUp(spellings, word.written);
-    if (!option)
-      throw new UsageError(
-        `unknown option ${word.written} for ${command} (agent-janitor ${command} --help lists them)`,
-      );
-    values[option.name] = readValue(option, word, values[option.name]);
-  }
-  // The values were read by this very table: each has the type its spec gives it.
-  return values as ArgsOf<T>;
-}
-
-function readValue(
-  { spec, negated }: Spelled & { negated: boolean },
-  word: Extract<Word, { kind: 'option' }>,
-  earlier: Value | undefined,
-): Value {
-  const { written, inline } = word;
-  if (spec.kind === 'flag') {
-    if (inline === undefined) return !negated;
-    if (negated) throw new UsageError(`${written} takes no value, got ${JSON.stringify(inline)}`);
-    if (inline === 'true' || inline === 'false') return inline === 'true';
-    throw new UsageError(`${written} takes true or false, got ${JSON.stringify(inline)}`);
-  }
-  const value = inline ?? word.next;
-  if (value === undefined || value === '') throw new UsageError(`${written} needs a value: ${written} ${spec.value}`);
-  switch (spec.kind) {
-    case 'string':
-      return value;
-    case 'list':
-      return [...(Array.isArray(earlier) ? earlier : []), value];
-    case 'choice':
-      if (!spec.choices.includes(value))
-        throw new UsageError(`${written}: ${JSON.stringify(value)} is not one of ${spec.choices.join(', ')}`);
-      return value;
-  }
+/** yargs lays some errors out on several lines; the command line's errors are one. */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
 }

@@ -1,11 +1,11 @@
 import { stringify } from 'yaml';
 import { rejectUnusableReportDir } from '../config/report-folder.js';
 import { rejectOverlaps } from './overlaps.js';
-import type { PassArgs } from './options.js';
+import type { ConfigArgs } from './options.js';
 import { configFromArgs } from './pass-config.js';
 
 /** `agent-janitor config`: validates the config and prints the effective one as YAML. */
-export async function configCommand(args: PassArgs): Promise<number> {
+export async function configCommand(args: ConfigArgs): Promise<number> {
   const effective = await configFromArgs(args);
   await rejectOverlaps(effective);
   const { source, ...config } = effective;

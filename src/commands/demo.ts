@@ -11,9 +11,10 @@ import { mkdir, readdirOrEmpty, writeFile } from '../safety/fs.js';
 import { mkdtemp } from 'node:fs/promises';
 import { createLogger } from './logger.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { LOG_LEVEL, type DemoArgs } from './options.js';
 
 /** `agent-janitor demo`: builds a sandbox, runs a report-only pass and a real pass, prints both. */
-export async function demoCommand(args: { dir?: string }): Promise<number> {
+export async function demoCommand(args: DemoArgs): Promise<number> {
   const root = args.dir ? path.resolve(args.dir) : await mkdtemp(path.join(os.tmpdir(), 'agent-janitor-demo-'));
   if ((await readdirOrEmpty(root)).length > 0)
     throw new UsageError(`--dir ${root}: the folder must be absent or empty`);
@@ -31,7 +32,7 @@ export async function demoCommand(args: { dir?: string }): Promise<number> {
     stringify({ homes: [home], minAge: '1h', reportDir: path.join(root, 'report'), ...extra }),
   );
   const config = await loadConfig({ file: configFile, env: { HOME: home } });
-  const log = await createLogger('warn');
+  const log = await createLogger(args['log-level'] ?? LOG_LEVEL.demo);
   process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n\n== report-only pass ==\n`);
   const dry = await reconcile({ config, providers: allProviders(), reportOnly: true, log, env: { HOME: home } });
   process.stdout.write(renderSummary(dry.report, config.reportDir));

@@ -1,87 +1,71 @@
-import { COMMANDS, type CommandName } from './args.js';
-import type { OptionSpec } from './options.js';
+// What help says of each command beside its options: a line on what it does, an example, and
+// its exit codes. src/commands/args.ts hands these to yargs, which lays the help out.
 
-const WIDTH = 80;
-const INDENT = '  ';
-const GAP = '  ';
-/** Where `-c, ` stands before a long option that has a short one. */
-const NO_SHORT = '    ';
-
-/** After `indent`, which lines them up with a command's other long options. */
-const helpAndVersion = (indent = '') =>
-  [
-    [`${indent}--help`, "this help; after a command, that command's options"],
-    [`${indent}--version`, 'the version'],
-  ] as const;
-
-/** `--help`: every command, or one command's options with their defaults. */
-export function helpText(command: CommandName | undefined): string {
-  if (command === undefined) {
-    const commands = Object.entries(COMMANDS).map(([name, { summary }]) => [name, summary] as const);
-    return [
-      'Usage: agent-janitor <command> [options]',
-      '',
-      'Commands:',
-      ...table(commands),
-      '',
-      'Options:',
-      ...table(helpAndVersion()),
-      '',
-      "`agent-janitor <command> --help` lists a command's options.",
-      '',
-    ].join('\n');
-  }
-  const { summary, options } = COMMANDS[command];
-  const specs: [string, OptionSpec][] = Object.entries(options);
-  const rows = specs.map(([name, spec]) => [usageOf(name, spec), describe(spec)] as const);
-  const hasFlags = specs.some(([, spec]) => spec.kind === 'flag');
-  return [
-    `Usage: agent-janitor ${command} [options]`,
-    '',
-    summary,
-    '',
-    'Options:',
-    ...table([...rows, ...helpAndVersion(NO_SHORT)]),
-    '',
-    ...(hasFlags ? ['A flag also takes --NAME=true, --NAME=false and --no-NAME.'] : []),
-    'A value that starts with - goes as --NAME=VALUE.',
-    '',
-  ].join('\n');
+export interface CommandHelp {
+  /** The line the command list gives it, and the first of its own help. */
+  summary: string;
+  example: readonly [command: string, what: string];
+  exitCodes: readonly (readonly [code: number, meaning: string])[];
 }
 
-/** `-c, --config FILE`; a long option is indented as if it had a short one, so that the long ones line up. */
-function usageOf(name: string, spec: OptionSpec): string {
-  const short = spec.kind === 'string' && spec.short ? `-${spec.short}, ` : NO_SHORT;
-  const aliases = spec.kind === 'flag' ? (spec.aliases ?? []).map((alias) => `, --${alias}`).join('') : '';
-  const value = spec.kind === 'flag' ? '' : ` ${spec.value}`;
-  return `${short}--${name}${aliases}${value}`;
-}
+const USAGE = [2, 'bad usage or an invalid config; nothing was read or changed'] as const;
 
-function describe(spec: OptionSpec): string {
-  if (spec.kind !== 'choice') return spec.describe;
-  return `${spec.describe} (${spec.choices.join(', ')}; default: ${spec.default})`;
-}
+export const COMMAND_HELP = {
+  run: {
+    summary: 'one reconcile pass over every enabled provider, then exit',
+    example: ['agent-janitor run --report-only', 'what a pass would delete from your home, changing nothing'],
+    exitCodes: [
+      [0, 'the pass completed for every enabled provider (refusals are outcomes)'],
+      [1, 'done, but a provider could not be reconciled or an action failed'],
+      USAGE,
+      [75, 'another pass holds the run lock; nothing was done'],
+    ],
+  },
+  serve: {
+    summary: 'passes on the cron schedule, with HTTP /metrics, /healthz and /report',
+    example: ['agent-janitor serve --report-only', 'passes that only report, and their metrics'],
+    exitCodes: [
+      [0, 'stopped by SIGTERM or SIGINT, the pass under way finished'],
+      [1, 'the HTTP server could not listen, or a pass broke'],
+      USAGE,
+    ],
+  },
+  report: {
+    summary: 'print the latest report (Markdown, or JSON with --json)',
+    example: ['agent-janitor report --json', 'the latest report.json, as the pass wrote it'],
+    exitCodes: [[0, 'the report was printed'], [1, 'there is no report yet, or it could not be read'], USAGE],
+  },
+  demo: {
+    summary: 'build a sandbox, run a report-only pass and a real pass on it',
+    example: ['agent-janitor demo --dir /tmp/demo', 'build the sandbox there, and keep it'],
+    exitCodes: [
+      [0, 'both passes completed'],
+      [1, 'a pass could not reconcile a provider or an action failed'],
+      [2, 'bad usage, or the folder is not empty'],
+    ],
+  },
+  config: {
+    summary: 'validate the config and print the effective config as YAML',
+    example: ['agent-janitor config -c my.yaml', 'check a file before installing it'],
+    exitCodes: [
+      [0, 'the config is valid; it was printed'],
+      [2, 'bad usage or an invalid config, named in one line'],
+    ],
+  },
+} as const satisfies Record<string, CommandHelp>;
 
-/** Two columns, the second wrapped at WIDTH under itself. The text is ASCII: a character is a column. */
-function table(rows: readonly (readonly [string, string])[]): string[] {
-  const left = Math.max(...rows.map(([name]) => name.length));
-  const room = WIDTH - INDENT.length - left - GAP.length;
-  const hanging = ' '.repeat(INDENT.length + left + GAP.length);
-  return rows.flatMap(([name, text]) =>
-    wrap(text, room).map((line, index) =>
-      index === 0 ? `${INDENT}${name.padEnd(left)}${GAP}${line}` : `${hanging}${line}`,
-    ),
-  );
-}
+export type CommandName = keyof typeof COMMAND_HELP;
 
-function wrap(text: string, room: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > room) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  return [...lines, line];
+export const HELP_SUMMARY = 'show the help of a command, or this list';
+
+/** Below a command's options: the forms yargs reads besides `--name value`. */
+export const valueForms = (hasFlags: boolean) =>
+  `${hasFlags ? 'A flag also takes --NAME=true, --NAME=false and --no-NAME; a' : 'A'} value that starts with - goes as --NAME=VALUE.`;
+
+export const ALL_COMMANDS_EPILOGUE =
+  "`agent-janitor help <command>` (or `agent-janitor <command> --help`) lists a command's options, exit codes and an example.";
+
+export function exitCodesText(help: CommandHelp): string {
+  const rows = help.exitCodes.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`);
+  return ['Exit status:', ...rows].join('\n');
 }

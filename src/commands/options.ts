@@ -1,129 +1,128 @@
-import { UsageError } from '../core/errors.js';
-import { PROVIDER_NAMES, type ProviderName } from '../core/types.js';
+import type { InferredOptionTypes, Options } from 'yargs';
+import { PROVIDER_NAMES } from '../core/types.js';
 import { LOG_LEVELS, type LogLevel } from './log-levels.js';
+import { choiceOf, everyOf, lastOf, namesOf } from './option-values.js';
 
-// The options of each command as data: src/commands/args.ts parses by them and
-// src/commands/help.ts prints them. Every start loads this file, `--help` included: it loads no
-// config, logging or pass module (those are imported by the command that runs).
+// The options of each command, as yargs reads them and help lists them: a command takes exactly
+// the options of its table. Every start loads this file, `--help` included: it loads no config,
+// logging or pass module (those are imported by the command that runs).
 
-/**
- * One option. `flag`: `--name`, `--name=true|false`, `--no-name`. `string`: one value, and the
- * last one given wins. `list`: repeatable, every value kept in order. `choice`: one of `choices`.
- * `value` names the value in the help text.
- */
-export type OptionSpec =
-  | { readonly kind: 'flag'; readonly describe: string; readonly aliases?: readonly string[] }
-  | {
-      readonly kind: 'string';
-      readonly value: string;
-      readonly describe: string;
-      readonly short?: string;
-    }
-  | { readonly kind: 'list'; readonly value: string; readonly describe: string }
-  | {
-      readonly kind: 'choice';
-      readonly value: string;
-      readonly describe: string;
-      readonly choices: readonly string[];
-      readonly default: string;
-    };
+const config = {
+  alias: 'c',
+  type: 'string',
+  describe: 'the YAML config file (FILE)',
+  defaultDescription: '$AGENT_JANITOR_CONFIG, else built-in defaults',
+  coerce: lastOf('--config FILE'),
+} as const satisfies Options;
 
-export type OptionTable = Readonly<Record<string, OptionSpec>>;
+const home = {
+  type: 'string',
+  describe: 'a home to reconcile (DIR); repeatable; replaces `homes`',
+  coerce: everyOf('--home DIR'),
+} as const satisfies Options;
 
-type ValueOf<S> = S extends { kind: 'flag' }
-  ? boolean
-  : S extends { kind: 'list' }
-    ? string[]
-    : S extends { choices: readonly (infer C)[] }
-      ? C
-      : string;
-type WithDefault<T> = { [K in keyof T]: T[K] extends { default: string } ? K : never }[keyof T];
+const only = {
+  type: 'string',
+  describe: `only these providers (NAME[,NAME]: ${PROVIDER_NAMES.join(', ')}); repeatable`,
+  defaultDescription: 'all enabled',
+  coerce: namesOf('--only NAME[,NAME]', PROVIDER_NAMES),
+} as const satisfies Options;
 
-/** What the parser hands a command for a table: an option with a default is always there. */
-export type ArgsOf<T> = { -readonly [K in WithDefault<T>]: ValueOf<T[K]> } & {
-  -readonly [K in Exclude<keyof T, WithDefault<T>>]?: ValueOf<T[K]>;
-};
+const minAge = {
+  type: 'string',
+  describe: 'replaces `minAge` (DURATION: 0s, 30m, 1h, 7d)',
+  coerce: lastOf('--min-age DURATION'),
+} as const satisfies Options;
 
+const reportDir = {
+  type: 'string',
+  describe: 'replaces `reportDir` (DIR)',
+  coerce: lastOf('--report-dir DIR'),
+} as const satisfies Options;
+
+const metricsFile = {
+  type: 'string',
+  describe: 'replaces `metrics.textfile` (FILE)',
+  coerce: lastOf('--metrics-file FILE'),
+} as const satisfies Options;
+
+const pushgateway = {
+  type: 'string',
+  describe: 'replaces `metrics.pushgateway.url` (URL)',
+  coerce: lastOf('--pushgateway URL'),
+} as const satisfies Options;
+
+/** The level of each command that logs, when --log-level is not given. */
+export const LOG_LEVEL = { run: 'info', serve: 'info', demo: 'warn' } as const satisfies Record<string, LogLevel>;
+
+// No yargs default: yargs gives it to a `--log-level` written without its value.
 const logLevel = (fallback: LogLevel) =>
   ({
-    kind: 'choice',
-    value: 'LEVEL',
+    type: 'string',
+    describe: 'pino level (LEVEL); logs go to stderr as JSON lines, readable lines on a terminal',
     choices: LOG_LEVELS,
-    default: fallback,
-    describe: 'pino level; logs go to stderr',
-  }) as const;
+    defaultDescription: fallback,
+    coerce: choiceOf('--log-level LEVEL', LOG_LEVELS),
+  }) as const satisfies Options;
 
 const reportOnly = {
-  kind: 'flag',
-  aliases: ['dry-run'],
+  alias: 'dry-run',
+  type: 'boolean',
   describe: 'change nothing on disk (the report directory and metrics file excepted)',
-} as const;
+} as const satisfies Options;
 
-/** The options `run`, `serve`, `report` and `config` share. */
-const PASS_OPTIONS = {
-  config: {
-    kind: 'string',
-    short: 'c',
-    value: 'FILE',
-    describe: 'the YAML config file (default: $AGENT_JANITOR_CONFIG, else built-in defaults)',
-  },
-  home: { kind: 'list', value: 'DIR', describe: 'a home to reconcile; repeatable; replaces `homes`' },
-  only: {
-    kind: 'list',
-    value: 'NAME[,NAME]',
-    describe: `run only these providers (${PROVIDER_NAMES.join(', ')}), comma-separated; repeatable`,
-  },
-  'min-age': { kind: 'string', value: 'DURATION', describe: 'replaces `minAge` (a duration: 0s, 30m, 1h, 7d)' },
-  'report-dir': { kind: 'string', value: 'DIR', describe: 'replaces `reportDir`' },
-  'metrics-file': { kind: 'string', value: 'FILE', describe: 'replaces `metrics.textfile`' },
-  pushgateway: { kind: 'string', value: 'URL', describe: 'replaces `metrics.pushgateway.url`' },
-  'log-level': logLevel('info'),
+/** The config file and what the command line puts in place of its keys. */
+const CONFIG_KEYS = {
+  config,
+  home,
+  'min-age': minAge,
+  'report-dir': reportDir,
+  'metrics-file': metricsFile,
+  pushgateway,
 } as const;
 
 export const RUN_OPTIONS = {
-  ...PASS_OPTIONS,
+  ...CONFIG_KEYS,
+  only,
   'report-only': reportOnly,
-  json: { kind: 'flag', describe: 'print the report JSON on stdout instead of the summary' },
-} as const satisfies OptionTable;
+  json: { type: 'boolean', describe: 'print the report JSON (as report.json) on stdout instead of the summary' },
+  'log-level': logLevel(LOG_LEVEL.run),
+} as const satisfies Record<string, Options>;
 
 export const SERVE_OPTIONS = {
-  ...PASS_OPTIONS,
-  listen: { kind: 'string', value: 'HOST:PORT', describe: 'the address of the HTTP server; replaces `serve.listen`' },
+  ...CONFIG_KEYS,
+  only,
   'report-only': reportOnly,
-} as const satisfies OptionTable;
+  listen: {
+    type: 'string',
+    describe: 'replaces `serve.listen`, the address of the HTTP server (HOST:PORT)',
+    coerce: lastOf('--listen HOST:PORT'),
+  },
+  'log-level': logLevel(LOG_LEVEL.serve),
+} as const satisfies Record<string, Options>;
 
+/** `report` reads the report directory: the config names it, or --report-dir does. */
 export const REPORT_OPTIONS = {
-  ...PASS_OPTIONS,
-  json: { kind: 'flag', describe: 'print the report JSON instead of its Markdown' },
-} as const satisfies OptionTable;
+  config,
+  'report-dir': reportDir,
+  json: { type: 'boolean', describe: 'print report.json instead of report.md' },
+} as const satisfies Record<string, Options>;
 
-export const CONFIG_OPTIONS = PASS_OPTIONS satisfies OptionTable;
+export const CONFIG_OPTIONS = CONFIG_KEYS satisfies Record<string, Options>;
 
 export const DEMO_OPTIONS = {
   dir: {
-    kind: 'string',
-    value: 'DIR',
-    describe: 'an absent or empty folder for the sandbox (default: a new temporary one)',
+    type: 'string',
+    describe: 'an absent or empty folder for the sandbox (DIR)',
+    defaultDescription: 'a new temporary folder',
+    coerce: lastOf('--dir DIR'),
   },
-  'log-level': logLevel('warn'),
-} as const satisfies OptionTable;
+  'log-level': logLevel(LOG_LEVEL.demo),
+} as const satisfies Record<string, Options>;
 
 /** What each command is handed: the types follow the tables above. */
-export type PassArgs = ArgsOf<typeof PASS_OPTIONS>;
-export type RunArgs = ArgsOf<typeof RUN_OPTIONS>;
-export type ServeArgs = ArgsOf<typeof SERVE_OPTIONS>;
-export type ReportArgs = ArgsOf<typeof REPORT_OPTIONS>;
-
-export function parseOnly(values: readonly string[] | undefined): ProviderName[] | undefined {
-  if (!values || values.length === 0) return undefined;
-  const names = values
-    .flatMap((value) => value.split(','))
-    .map((name) => name.trim())
-    .filter(Boolean);
-  for (const name of names) {
-    if (!(PROVIDER_NAMES as readonly string[]).includes(name)) {
-      throw new UsageError(`--only: unknown provider ${JSON.stringify(name)} (known: ${PROVIDER_NAMES.join(', ')})`);
-    }
-  }
-  return names as ProviderName[];
-}
+export type ConfigArgs = InferredOptionTypes<typeof CONFIG_OPTIONS>;
+export type RunArgs = InferredOptionTypes<typeof RUN_OPTIONS>;
+export type ServeArgs = InferredOptionTypes<typeof SERVE_OPTIONS>;
+export type ReportArgs = InferredOptionTypes<typeof REPORT_OPTIONS>;
+export type DemoArgs = InferredOptionTypes<typeof DEMO_OPTIONS>;

@@ -1,9 +1,9 @@
 import { loadConfig, type ConfigOverrides } from '../config/load.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import type { PassArgs } from './options.js';
+import type { ConfigArgs } from './options.js';
 
 /** The effective config: the file (or built-in defaults) with the command line's overrides. */
-export async function configFromArgs(args: PassArgs): Promise<EffectiveConfig> {
+export async function configFromArgs(args: Partial<ConfigArgs>): Promise<EffectiveConfig> {
   const overrides: ConfigOverrides = {};
   if (args.home?.length) overrides.homes = args.home;
   if (args['min-age'] !== undefined) overrides.minAge = args['min-age'];

@@ -3,22 +3,21 @@ import { meteredPass } from './metered-pass.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger } from './logger.js';
-import { parseOnly, type RunArgs } from './options.js';
+import { LOG_LEVEL, type RunArgs } from './options.js';
 import { configFromArgs } from './pass-config.js';
 
 /** `agent-janitor run`: one pass, its metrics (textfile, Pushgateway), then the exit code of the contract. */
 export async function runCommand(args: RunArgs): Promise<number> {
-  const only = parseOnly(args.only);
   const config = await configFromArgs(args);
   // A person at a terminal sees the pass advance on stderr; logs, stdout and pipes never do.
   const progress = terminalProgressFor(process.stderr, process.env, Boolean(args.json));
-  const log = await createLogger(args['log-level'], progress);
+  const log = await createLogger(args['log-level'] ?? LOG_LEVEL.run, progress);
   let pass: Awaited<ReturnType<typeof meteredPass>>;
   try {
     pass = await meteredPass({
       config,
       providers: allProviders(),
-      only,
+      only: args.only,
       reportOnly: Boolean(args['report-only']),
       log,
       env: process.env,

@@ -3,7 +3,7 @@ import { parseListen } from '../serve/listen.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
 import { meteredPass } from './metered-pass.js';
-import { parseOnly, type ServeArgs } from './options.js';
+import { LOG_LEVEL, type ServeArgs } from './options.js';
 import { rejectOverlaps } from './overlaps.js';
 import { configFromArgs } from './pass-config.js';
 
@@ -12,7 +12,6 @@ import { configFromArgs } from './pass-config.js';
  * SIGINT; then the pass under way is finished and the exit is 0.
  */
 export async function serveCommand(args: ServeArgs): Promise<number> {
-  const only = parseOnly(args.only);
   const config = await configFromArgs(args);
   const where = config.source ?? 'built-in defaults';
   const listen =
@@ -20,9 +19,16 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       ? parseListen(args.listen, '--listen')
       : parseListen(config.serve.listen, `${where}: serve.listen`);
   await rejectOverlaps(config);
-  const log = await createLogger(args['log-level']);
+  const log = await createLogger(args['log-level'] ?? LOG_LEVEL.serve);
   await serveUntilSignal({
-    pass: { config, providers: allProviders(), only, reportOnly: Boolean(args['report-only']), log, env: process.env },
+    pass: {
+      config,
+      providers: allProviders(),
+      only: args.only,
+      reportOnly: Boolean(args['report-only']),
+      log,
+      env: process.env,
+    },
     runPass: meteredPass,
     listen,
     schedule: config.serve.schedule,

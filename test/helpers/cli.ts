@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,4 +43,16 @@ export function collect(child: ChildProcess, timeoutMs: number): Promise<CliResu
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * An environment whose home, state folder and config (`AGENT_JANITOR_CONFIG`) are in `dir`, so that
+ * a command line that should have been refused, but is not, runs its pass there and nowhere else.
+ */
+export function enclosedEnv(dir: string): NodeJS.ProcessEnv {
+  const home = path.join(dir, 'home');
+  const config = path.join(dir, 'enclosed.yaml');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(config, `homes: [${JSON.stringify(home)}]\nreportDir: ${JSON.stringify(path.join(dir, 'report'))}\n`);
+  return { HOME: home, XDG_STATE_HOME: path.join(dir, 'state'), AGENT_JANITOR_CONFIG: config };
 }
