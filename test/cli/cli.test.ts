@@ -104,7 +104,7 @@ describe('the command line', () => {
   it('prints the latest report with `report`, and says so when there is none', async () => {
     const w = emptyWorld();
     const none = await runCli(['report', '--report-dir', w.reportDir]);
-    expect(none.code).toBe(2);
+    expect(none.code).toBe(1);
     expect(none.stderr).toContain('no report yet');
     await runCli(['run', '--report-only', '--home', w.home, '--report-dir', w.reportDir]);
     const markdown = await runCli(['report', '--report-dir', w.reportDir]);

@@ -32,6 +32,24 @@ describe('report', () => {
     );
   });
 
+  it('exits 1 with one line naming where it looked when there is no report yet', async () => {
+    const w = enclosed();
+    const missing = path.join(w.base, 'never');
+    const none = await runCli(['report', '--report-dir', missing], { env: w.env });
+    expect(none).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `agent-janitor: no report yet: ${missing}/report.json does not exist (agent-janitor run writes it)\n`,
+    });
+    // The config's report directory, with no option at all.
+    const fromConfig = await runCli(['report'], { env: w.env });
+    expect(fromConfig).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `agent-janitor: no report yet: ${w.reportDir}/report.json does not exist (agent-janitor run writes it)\n`,
+    });
+  });
+
   it('reads the report directory the config names, or --report-dir, before or after the command', async () => {
     const w = enclosed();
     await runCli(['run', '--report-only', '--home', w.home], { env: w.env });
