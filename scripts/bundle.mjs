@@ -71,9 +71,7 @@ for (const entry of readdirSync(dist, { withFileTypes: true }))
   if (entry.isDirectory()) writeFileSync(new URL(`${entry.name}/package.json`, dist), asModule);
 // tsc's own dist/cli.js (and its map) give way to the launcher.
 rmSync(new URL('cli.js.map', dist), { force: true });
-const launcher = readFileSync(new URL('scripts/launcher.cjs', root), 'utf8');
-if (!launcher.includes("'@VERSION@'")) throw new Error('scripts/launcher.cjs: the version placeholder is missing');
-writeFileSync(new URL('cli.js', dist), launcher.replace("'@VERSION@'", JSON.stringify(version)));
+copyFileSync(new URL('scripts/launcher.cjs', root), new URL('cli.js', dist));
 copyFileSync(new URL('scripts/code-cache.cjs', root), new URL('chunks/code-cache.cjs', dist));
 
 recordCodeCache(fileURLToPath(new URL('cli.js', dist)));
