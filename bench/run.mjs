@@ -26,6 +26,15 @@ async function main() {
   const out = options.out ? path.resolve(options.out) : path.join(REPO, 'bench', 'results.md');
   const loadBefore = os.loadavg()[0];
   const started = Date.now();
+  const previous = options.previous ? path.resolve(options.previous) : null;
+  if (options.startup) {
+    try {
+      await startupOnly(dir, out, options.reps, previous, loadBefore, started);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   try {
     log(`building the fleet in ${dir} …`);
     const buildStart = performance.now();
@@ -52,7 +61,7 @@ async function main() {
       log(`built ${deleteFleet.entries.toLocaleString('en')} entries; deleting passes against rm -rf …`);
       await deletePhase(deleteFleet, samples, options.reps, log);
       log('startup …');
-      await startupPhase(fleet, samples, startupReps(options.reps), log);
+      await startupPhase(fleet.dir, samples, startupReps(options.reps), log, previous);
     }
 
     const table = renderTable(buildRows(samples, fleet));
@@ -96,6 +105,35 @@ main().catch((err) => {
   log(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 });
+
+/** `--startup`: the start-up rows alone, in a section of their own. */
+async function startupOnly(dir, out, reps, previous, loadBefore, started) {
+  const samples = new Samples();
+  log('startup …');
+  await startupPhase(dir, samples, startupReps(reps), log, previous);
+  const table = renderTable(buildRows(samples, {}));
+  process.stdout.write(`\n${table}\n`);
+  writeSection(
+    out,
+    'startup',
+    [
+      '## Start-up alone (`npm run bench -- --startup`)',
+      '',
+      `Run on ${new Date(started).toISOString()}${previous ? ', beside the build that `--previous` named' : ''}.`,
+      `Machine: ${machine()}; load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after.`,
+      `Medians of ${startupReps(reps)} starts, interleaved.`,
+      '',
+      table,
+      '',
+      '<details><summary>Every repetition</summary>',
+      '',
+      renderSamples(samples),
+      '',
+      '</details>',
+    ].join('\n'),
+  );
+  log(`written to ${out}`);
+}
 
 /**
  * A start takes a fraction of a second, and this machine's noise between three of them is wider

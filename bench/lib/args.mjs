@@ -13,6 +13,8 @@ const DEFAULTS = {
   dir: null,
   keep: false,
   million: false,
+  startup: false,
+  previous: null,
   out: null,
 };
 
@@ -32,15 +34,20 @@ const FLAGS = {
   '--delete-fraction': 'deleteFraction',
   '--dir': 'dir',
   '--out': 'out',
+  '--previous': 'previous',
 };
 
 export const USAGE = `usage: npm run bench -- [--homes N] [--files-per-home N] [--kilo N] [--kilo-files N]
                       [--worktrees N] [--worktree-files N] [--cline N] [--cline-files N]
                       [--reps N] [--dir DIR] [--keep]
                       [--delete-fraction F] [--out FILE] [--million]
+                      [--startup] [--previous CLI]
   --delete-fraction F  the deleting passes run on a fleet of this share of the sizes (default 0.25):
                        every repetition deletes the dead half and copies it back
-  --million            about 1,000,000 files, one report-only pass: peak RSS, handles and children`;
+  --million            about 1,000,000 files, one report-only pass: peak RSS, handles and children
+  --startup            the start-up rows alone, without a fleet
+  --previous CLI       another build's dist/cli.js (a checkout of the previous commit, built): the
+                       start-up rows measure it beside this build`;
 
 export function parseArgs(argv) {
   const options = { ...DEFAULTS };
@@ -49,11 +56,12 @@ export function parseArgs(argv) {
     if (flag === '--help' || flag === '-h') return null;
     if (flag === '--keep') options.keep = true;
     else if (flag === '--million') Object.assign(options, MILLION, { million: true });
+    else if (flag === '--startup') options.startup = true;
     else if (FLAGS[flag]) {
       const value = argv[++i];
       if (value === undefined) throw new Error(`${flag} needs a value`);
       const key = FLAGS[flag];
-      if (key === 'dir' || key === 'out') options[key] = value;
+      if (key === 'dir' || key === 'out' || key === 'previous') options[key] = value;
       else if (key === 'deleteFraction') options[key] = fraction(flag, value);
       else options[key] = positiveInteger(flag, value);
     } else throw new Error(`unknown flag ${flag}\n${USAGE}`);

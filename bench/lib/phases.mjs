@@ -93,34 +93,34 @@ export async function scalingPhase(fleet, samples, reps, log) {
  * What every pass pays whatever the fleet: a report-only `run` over an empty home (start-up, config,
  * run lock, /proc scan, report), and `--version` (start-up alone), against Node itself.
  */
-export async function startupPhase(fleet, samples, reps, log) {
-  const empty = path.join(fleet.dir, 'empty');
+export async function startupPhase(dir, samples, reps, log, previous) {
+  const empty = path.join(dir, 'empty');
   mkdirSync(path.join(empty, 'home'), { recursive: true });
   mkdirSync(path.join(empty, 'reports'), { recursive: true });
   const config = path.join(empty, 'agent-janitor.yaml');
   writeFileSync(config, `homes: [${JSON.stringify(path.join(empty, 'home'))}]\n`);
-  await interleave(
-    samples,
-    reps,
-    [
-      [
-        'empty pass',
-        () =>
-          measure(process.execPath, [
-            CLI,
-            'run',
-            '--report-only',
-            '--config',
-            config,
-            '--report-dir',
-            path.join(empty, 'reports'),
-          ]),
-      ],
-      ['cli --version', () => measure(process.execPath, [CLI, '--version'])],
-      ['node -e 0', () => measure(process.execPath, ['-e', '0'])],
-    ],
-    log,
-  );
+  const emptyPass = (cli) =>
+    measure(process.execPath, [
+      cli,
+      'run',
+      '--report-only',
+      '--config',
+      config,
+      '--report-dir',
+      path.join(empty, 'reports'),
+    ]);
+  const starts = [
+    ['empty pass', () => emptyPass(CLI)],
+    ['cli --version', () => measure(process.execPath, [CLI, '--version'])],
+    ['node -e 0', () => measure(process.execPath, ['-e', '0'])],
+  ];
+  // The same starts of another build, interleaved with this one's.
+  if (previous)
+    starts.push(
+      ['previous empty pass', () => emptyPass(previous)],
+      ['previous --version', () => measure(process.execPath, [previous, '--version'])],
+    );
+  await interleave(samples, reps, starts, log);
 }
 
 /** At the largest size: one report-only pass and one du, for memory, handles and time. */

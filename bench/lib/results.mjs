@@ -142,6 +142,14 @@ export function buildRows(samples, fleet) {
   if (samples.all('cli --version').length > 0) {
     pair('fixed cost: `run --report-only` over an empty home (process)', 'empty pass', 'node -e 0', '`node -e 0`', '—');
     pair('start-up alone: `agent-janitor --version` (process)', 'cli --version', 'node -e 0', '`node -e 0`', '—');
+    pair('`--version` against the previous build (process)', 'cli --version', 'previous --version', 'previous', '—');
+    pair(
+      'empty `run --report-only` against the previous build (process)',
+      'empty pass',
+      'previous empty pass',
+      'previous',
+      '—',
+    );
   }
   return rows;
 }
