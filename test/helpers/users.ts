@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { lchownSync, lstatSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll } from 'vitest';
+
+/** A user of this machine made with useradd for one test file, removed with userdel after it. */
+export interface RealUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+const made: string[] = [];
+
+/**
+ * Real users, each with a group of its own, no home made by useradd (a test makes the home it
+ * needs where it needs it) and no login shell. Only root may call this.
+ */
+export function addUsers(count: number): RealUser[] {
+  const users: RealUser[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const name = `aj${randomBytes(4).toString('hex')}${i}`;
+    execFileSync('useradd', ['--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', name], {
+      stdio: 'ignore',
+    });
+    made.push(name);
+    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+    users.push({ name, uid, gid });
+  }
+  return users;
+}
+
+afterAll(() => {
+  for (const name of made.splice(0)) execFileSync('userdel', [name], { stdio: 'ignore' });
+});
+
+/** Hands a tree to `owner` (links themselves included, never what they point at). */
+export function giveTo(root: string, owner: { uid: number; gid: number }): void {
+  const pending = [root];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    lchownSync(current, owner.uid, owner.gid);
+    const stats = lstatSync(current);
+    if (stats.isDirectory() && !stats.isSymbolicLink())
+      for (const name of readdirSync(current)) pending.push(path.join(current, name));
+  }
+}
