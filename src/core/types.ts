@@ -49,6 +49,12 @@ export interface Candidate {
    * Extra paths whose newest write also counts for `minAge` (an admin folder beside a worktree).
    */
   alsoWatch?: string[];
+  /**
+   * The owner of the home (or the location outside every home) the item was found in, as the
+   * resolver of locations answered it (src/safety/locations.ts): the item's top folder must be
+   * this owner's or root's, and the item is judged, deleted and git-run as this owner (rule 20).
+   */
+  homeOwner?: { uid: number; gid: number };
 }
 
 export interface RootStatus {
