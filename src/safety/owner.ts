@@ -27,17 +27,22 @@ export function deleteIdentity(parent: Ownership & { mode: number }, entry: Owne
 }
 
 /**
- * Who a git process over a worktree runs as when we are root: the worktree's owner. `git status`
+ * Who a git process over a worktree runs as when we are root: the owner of the home it was found
+ * in (rule 20), as the resolver of locations answered it, never whoever a link led to. `git status`
  * and `git hash-object` run the clean filters a repository's config names (`filter.<x>.clean`,
  * `filter.<x>.process`); run as root over another user's worktree, that would run the user's
- * program as root. As the owner, it can do nothing the owner could not. Null: as we are (not root,
- * or the worktree is root's own), or the worktree cannot be looked at (git then fails on its own).
+ * program as root. A worktree folder of a third user's (neither the home's owner's nor root's) is
+ * refused before anything in it is deleted; git over it runs as that user, so that no program its
+ * config names ever runs as anyone else. Without a home's owner, the folder's own owner. Null: as
+ * we are (not root, or the one to run as is root).
  */
-export function gitIdentityFor(worktree: string): Owner | null {
+export function gitIdentityFor(worktree: string, homeOwner?: Owner): Owner | null {
   if (process.geteuid?.() !== 0) return null;
   const stats = lstatOrNullSync(worktree);
-  if (!stats || stats.uid === 0) return null;
-  return { uid: stats.uid, gid: stats.gid };
+  const folder = stats && stats.uid !== 0 ? { uid: stats.uid, gid: stats.gid } : null;
+  if (!homeOwner) return folder;
+  if (folder && folder.uid !== homeOwner.uid) return folder;
+  return homeOwner.uid === 0 ? null : homeOwner;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { asError } from '../core/errors.js';
+import type { Owner } from '../safety/owner.js';
 import { mapLimit } from '../util/limit.js';
 import { listKeepingRefs, readAncestry, type Ancestry, type HeldRef, type KeepingRef } from './ancestry.js';
 import { compareFlagged, type FlaggedChanges } from './flagged.js';
@@ -38,6 +39,9 @@ interface LocalFacts {
   worktreeRefs: KeepingRef[];
 }
 
+/** The owner of the home a worktree was found in (git runs as that owner), where it is known. */
+export type HomeOwnerOf = (worktree: string) => Owner | undefined;
+
 export type WorktreeEvidence =
   | { path: string; state: 'unlinked'; problem: LinkProblem; detail: string }
   | { path: string; state: 'linked'; link: WorktreeLink; git: GitFacts | null; gitError?: string };
@@ -47,14 +51,18 @@ export async function examineWorktree(worktree: string): Promise<WorktreeEvidenc
   return (await examineWorktrees([worktree]))[0] as WorktreeEvidence;
 }
 
-/** Examines many worktrees: their links, then git, a bounded number of processes at a time. */
+/**
+ * Examines many worktrees: their links, then git, a bounded number of processes at a time.
+ * `homeOwnerOf` names the owner of the home each was found in, whom git runs as (rule 20).
+ */
 export async function examineWorktrees(
   worktrees: readonly string[],
   concurrency = GIT_CONCURRENCY,
+  homeOwnerOf?: HomeOwnerOf,
 ): Promise<WorktreeEvidence[]> {
   const linked = worktrees.map((worktree) => readWorktreeLink(worktree));
   const links = linked.flatMap((result) => (result.ok ? [result.link] : []));
-  const facts = await readGitFacts(links, concurrency);
+  const facts = await readGitFacts(links, concurrency, homeOwnerOf);
   const byPath = new Map(links.map((link, k) => [link.path, facts[k] as GitFacts | Error]));
   return linked.map((result, k): WorktreeEvidence => {
     if (!result.ok)
@@ -76,6 +84,7 @@ export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts 
 export async function readGitFacts(
   links: readonly WorktreeLink[],
   concurrency = GIT_CONCURRENCY,
+  homeOwnerOf: HomeOwnerOf = () => undefined,
 ): Promise<Array<GitFacts | Error>> {
   const repositories = new Map<string, number[]>();
   links.forEach((link, k) => {
@@ -94,8 +103,10 @@ export async function readGitFacts(
     readWorktreeStatuses(
       links.map((link) => link.path),
       concurrency,
+      undefined,
+      homeOwnerOf,
     ),
-    mapLimit(links, concurrency, (link) => readLocalFacts(link).catch(asError)),
+    mapLimit(links, concurrency, (link) => readLocalFacts(link, homeOwnerOf(link.path)).catch(asError)),
   ]);
   const local = links.map((_, k): { status: WorktreeStatus; own: LocalFacts } | Error => {
     const status = statuses[k] as WorktreeStatus | Error;
@@ -152,13 +163,13 @@ export async function readGitFacts(
  * the disk, the markers of an operation in progress, the per-worktree refs: file reads in the
  * common case, where nothing is flagged and the worktree has no refs of its own.
  */
-async function readLocalFacts(link: WorktreeLink): Promise<LocalFacts> {
+async function readLocalFacts(link: WorktreeLink, homeOwner: Owner | undefined): Promise<LocalFacts> {
   const operation = operationInProgress(link.adminDir);
   const worktreeRefs = await listWorktreeRefs(link);
   const index = await readWorktreeIndex(link);
   const [submodule, flagged] = await Promise.all([
     findSubmodule(link, index),
-    compareFlagged(link.path, index.flagged),
+    compareFlagged(link.path, index.flagged, homeOwner),
   ]);
   return { submodule, gitlinks: index.gitlinks, flagged, operation, worktreeRefs };
 }

@@ -1,7 +1,7 @@
 import { createHash } from '../util/crypto.js';
 import path from 'node:path';
 import { git, runGit } from '../git/git.js';
-import { gitIdentityFor } from '../safety/owner.js';
+import { gitIdentityFor, type Owner } from '../safety/owner.js';
 import { lstatOrNullSync, readlinkSync } from '../safety/fs.js';
 import type { FlaggedEntry } from './index-gitlinks.js';
 
@@ -26,7 +26,11 @@ const NONE: FlaggedChanges = { count: 0, sample: [] };
  * that is how a sparse checkout leaves the paths outside its cone. Nothing is flagged in most
  * worktrees, and then this costs nothing; git is started only for what the files alone cannot settle.
  */
-export async function compareFlagged(worktree: string, entries: readonly FlaggedEntry[]): Promise<FlaggedChanges> {
+export async function compareFlagged(
+  worktree: string,
+  entries: readonly FlaggedEntry[],
+  homeOwner?: Owner,
+): Promise<FlaggedChanges> {
   if (entries.length === 0) return NONE;
   const changed: string[] = [];
   const absentSkipped: string[] = [];
@@ -65,7 +69,7 @@ export async function compareFlagged(worktree: string, entries: readonly Flagged
       await git(['hash-object', '--stdin-paths'], {
         cwd: worktree,
         input: toHash.map((e) => `${e.path}\n`).join(''),
-        owner: gitIdentityFor(worktree),
+        owner: gitIdentityFor(worktree, homeOwner),
       })
     )
       .split('\n')

@@ -33,8 +33,8 @@ export interface WorktreeStatus {
  * so an agent's index.lock is never taken or raced. Ahead/behind and renames are not asked for:
  * neither changes what is at stake, and both cost a walk.
  */
-export async function readWorktreeStatus(worktree: string): Promise<WorktreeStatus> {
-  return parseStatus(await git(STATUS, { cwd: worktree, owner: gitIdentityFor(worktree) }), worktree);
+export async function readWorktreeStatus(worktree: string, homeOwner?: Owner): Promise<WorktreeStatus> {
+  return parseStatus(await git(STATUS, { cwd: worktree, owner: gitIdentityFor(worktree, homeOwner) }), worktree);
 }
 
 const STATUS = [
@@ -66,13 +66,14 @@ export async function readWorktreeStatuses(
   worktrees: readonly string[],
   streams: number,
   cpus = availableParallelism(),
+  homeOwnerOf: (worktree: string) => Owner | undefined = () => undefined,
 ): Promise<Array<WorktreeStatus | Error>> {
   const size = Math.max(1, Math.ceil(worktrees.length / Math.max(1, streams)));
   // A batch runs as one user: the worktrees are batched by owner, in their order.
   const batches: Array<{ owner: Owner | null; worktrees: string[]; at: number[] }> = [];
   const byOwner = new Map<string, (typeof batches)[number]>();
   worktrees.forEach((worktree, at) => {
-    const owner = gitIdentityFor(worktree);
+    const owner = gitIdentityFor(worktree, homeOwnerOf(worktree));
     const key = owner ? `${owner.uid}:${owner.gid}` : 'self';
     let batch = byOwner.get(key);
     if (!batch || batch.worktrees.length >= size) {
@@ -91,7 +92,7 @@ export async function readWorktreeStatuses(
     const results: Array<WorktreeStatus | Error> = [...trusted];
     for (const worktree of batch.slice(trusted.length)) {
       try {
-        results.push(await readWorktreeStatus(worktree));
+        results.push(await readWorktreeStatus(worktree, homeOwnerOf(worktree)));
       } catch (err) {
         results.push(asError(err));
       }
