@@ -1,12 +1,21 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider } from '../../core/types.js';
-import { lstatOrNull, realpath } from '../../safety/fs.js';
+import { locate } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import { findQuarantines } from '../../safety/quarantine.js';
 import { daemonLiveness } from './daemon.js';
 import { examineHome, homeEntries, homeFolders } from './homes.js';
 import { judgeHome, judgeQuarantine, judgeUnreadableSource, type WatchfireWorld } from './judge.js';
-import { AGENTS_FILE, DAEMON_FILE, DAEMON_LOCK, LOGS_DIR, PROJECTS_FILE, watchfireRoots } from './layout.js';
+import {
+  AGENTS_FILE,
+  DAEMON_FILE,
+  DAEMON_LOCK,
+  LOGS_DIR,
+  PROJECTS_FILE,
+  watchfireLocations,
+  watchfireRoots,
+} from './layout.js';
 import { sessionLogsByProject } from './session-logs.js';
 import { readAgents, readProjects } from './state.js';
 
@@ -18,11 +27,22 @@ export const watchfireProvider: Provider = {
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const gathering: Gathering = { roots: [], candidates: [] };
-    const roots = watchfireRoots(ctx);
+    const located = watchfireLocations(ctx).map(({ root, basis }) => ({ root, found: locate(root, basis) }));
+    const roots = located.flatMap(({ root, found }) => (found.state === 'found' ? [root] : []));
     // One walk ahead for every root's homes: a walker started per root costs a process each.
     if (ctx.measureAhead) ctx.measureAhead(await homesToWalk(roots));
-    for (const root of roots) {
-      const found = await gatherRoot(root, ctx).catch((err: unknown): Gathering => {
+    for (const { root, found } of located) {
+      if (found.state === 'absent') {
+        ctx.log.debug({ root }, 'no Watchfire root here');
+        continue;
+      }
+      if (found.state !== 'found') {
+        // A link to another user's files (rule 20), or a root that cannot be looked at.
+        ctx.log.warn({ root, error: found.detail }, 'Watchfire root not read');
+        gathering.roots.push({ provider: 'watchfire', root, ok: false, error: found.detail });
+        continue;
+      }
+      const gathered = await gatherRoot(root, found.owner, ctx).catch((err: unknown): Gathering => {
         // One unreadable root (EACCES on another user's home, say) must not hide the others.
         ctx.log.warn({ root, err }, 'Watchfire root could not be read');
         return {
@@ -30,25 +50,21 @@ export const watchfireProvider: Provider = {
           candidates: [],
         };
       });
-      if (!found) continue;
-      gathering.roots.push(...found.roots);
-      gathering.candidates.push(...found.candidates);
+      gathering.roots.push(...gathered.roots);
+      gathering.candidates.push(...gathered.candidates);
     }
     return gathering;
   },
 };
 
-async function gatherRoot(root: string, ctx: GatherContext): Promise<Gathering | null> {
-  if (!(await isFolder(root))) {
-    ctx.log.debug({ root }, 'no Watchfire root here');
-    return null;
-  }
+async function gatherRoot(root: string, homeOwner: Owner, ctx: GatherContext): Promise<Gathering> {
   const candidate = (kind: Candidate['kind'], target: string, judgement: OwnerJudgement): Candidate => ({
     provider: 'watchfire',
     kind,
     path: target,
     root,
     judgement,
+    homeOwner,
   });
   const folders = await homeFolders(root);
   const candidates: Candidate[] = [];
@@ -97,7 +113,6 @@ async function homesToWalk(roots: readonly string[]): Promise<string[]> {
   const homes: string[] = [];
   for (const root of roots) {
     try {
-      if (!(await isFolder(root))) continue;
       for (const folder of await homeFolders(root))
         for (const home of await homeEntries(folder)) if (home.type === 'directory') homes.push(home.path);
     } catch {
@@ -105,18 +120,4 @@ async function homesToWalk(roots: readonly string[]): Promise<string[]> {
     }
   }
   return homes;
-}
-
-/** A root that is absent (or no folder at all) means Watchfire is not installed there. */
-async function isFolder(root: string): Promise<boolean> {
-  const stats = await lstatOrNull(root);
-  if (!stats) return false;
-  if (stats.isDirectory()) return true;
-  if (!stats.isSymbolicLink()) return false;
-  // A root moved to another disk and linked back is still the root.
-  try {
-    return (await lstatOrNull(await realpath(root)))?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
 }
