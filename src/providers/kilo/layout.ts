@@ -1,6 +1,7 @@
 import { createHash } from '../../util/crypto.js';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
+import { basisOf, type LocationBasis } from '../../safety/locations.js';
 
 export type KiloApp = 'kilo' | 'opencode';
 
@@ -22,6 +23,8 @@ export interface KiloLocation {
   problem?: string;
   /** A database named by the environment (`$KILO_DB`), beside the ones found in the data folder. */
   extraDatabase?: string;
+  /** Whose these folders are: the home they are in or derived from, else outside every home (rule 20). */
+  basis: LocationBasis;
 }
 
 export const sha1hex = (text: string): string => createHash('sha1').update(text).digest('hex');
@@ -51,13 +54,14 @@ export const WORKTREE_HASH = /^[0-9a-f]{40}$/;
  */
 export function kiloLocations(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): KiloLocation[] {
   const section = ctx.config.providers.kilo;
-  if (section.dataDir) return namedLocations(section.dataDir, section.stateDir);
+  if (section.dataDir) return namedLocations(section.dataDir, section.stateDir, ctx.homes);
   if (section.stateDir) {
     return section.stateDir.map((stateDir) => ({
       app: null,
       dataDir: path.resolve(stateDir),
       stateDir: null,
       problem: 'providers.kilo.stateDir is set without providers.kilo.dataDir; name both, paired by index',
+      basis: basisOf(stateDir, ctx.homes),
     }));
   }
   const locations: KiloLocation[] = [];
@@ -73,23 +77,29 @@ function homeLocation(home: string, app: KiloApp, env: NodeJS.ProcessEnv): KiloL
   const dataHome = own && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
   const stateHome = own && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
   const dataDir = path.join(dataHome, app);
-  const location: KiloLocation = { app, dataDir, stateDir: path.join(stateHome, app) };
+  const location: KiloLocation = { app, dataDir, stateDir: path.join(stateHome, app), basis: { home } };
   const named = own ? (app === 'kilo' ? env.KILO_DB : env.OPENCODE_DB) : undefined;
   if (named && named !== ':memory:')
     location.extraDatabase = path.isAbsolute(named) ? named : path.join(dataDir, named);
   return location;
 }
 
-function namedLocations(dataDirs: string[], stateDirs: string[] | undefined): KiloLocation[] {
+function namedLocations(dataDirs: string[], stateDirs: string[] | undefined, homes: readonly string[]): KiloLocation[] {
   if (stateDirs && stateDirs.length !== dataDirs.length) {
     const problem = `providers.kilo.stateDir has ${stateDirs.length} entries but providers.kilo.dataDir has ${dataDirs.length}; they pair by index`;
-    return dataDirs.map((dataDir) => ({ app: null, dataDir: path.resolve(dataDir), stateDir: null, problem }));
+    return dataDirs.map((dataDir) => ({
+      app: null,
+      dataDir: path.resolve(dataDir),
+      stateDir: null,
+      problem,
+      basis: basisOf(dataDir, homes),
+    }));
   }
   return dataDirs.map((raw, index) => {
     const dataDir = path.resolve(raw);
     const given = stateDirs?.[index];
     const stateDir = given ? path.resolve(given) : siblingStateDir(dataDir);
-    const location: KiloLocation = { app: appOf(dataDir), dataDir, stateDir };
+    const location: KiloLocation = { app: appOf(dataDir), dataDir, stateDir, basis: basisOf(dataDir, homes) };
     if (!stateDir) {
       location.problem = `providers.kilo.stateDir is not set and cannot be derived from ${dataDir} (not a …/share/<app> folder); the snapshot lock folder must be known before anything is deleted`;
     }

@@ -1,7 +1,9 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import type { Candidate } from '../../core/types.js';
+import type { Candidate, RootStatus } from '../../core/types.js';
 import { readdirOrEmpty } from '../../safety/fs.js';
+import { locate } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import { managedPlace } from './layout.js';
 
 // The Agent Manager deletes a worktree by renaming it to this, then removing it in the background.
@@ -22,11 +24,27 @@ export function ownerRepositories(directories: Iterable<string>, dataDir: string
   return owners;
 }
 
-/** `<R>/.kilo/worktrees/.kilo-delete-<uuid>` leftovers, contained in `<R>/.kilo/worktrees`. */
-export async function kiloDeleteLeftovers(owners: Iterable<string>, seen: Set<string>): Promise<Candidate[]> {
+/**
+ * `<R>/.kilo/worktrees/.kilo-delete-<uuid>` leftovers, contained in `<R>/.kilo/worktrees`. Each
+ * such folder is read only as the data folder's owner's (rule 20): one that is, or is reached
+ * through a link to, another user's folder is named in a root entry instead.
+ */
+export async function kiloDeleteLeftovers(
+  owners: Iterable<string>,
+  seen: Set<string>,
+  homeOwner: Owner,
+): Promise<{ candidates: Candidate[]; refused: RootStatus[] }> {
   const found: Candidate[] = [];
+  const refused: RootStatus[] = [];
   for (const owner of owners) {
     const folder = path.join(owner, '.kilo', 'worktrees');
+    const located = locate(folder, { owner: homeOwner, of: 'the owner of the Kilo data folder that names it' });
+    if (located.state === 'refused') {
+      if (!seen.has(folder)) refused.push({ provider: 'kilo', root: folder, ok: false, error: located.detail });
+      seen.add(folder);
+      continue;
+    }
+    if (located.state !== 'found') continue;
     let entries: Dirent[];
     try {
       entries = await readdirOrEmpty(folder);
@@ -49,8 +67,9 @@ export async function kiloDeleteLeftovers(owners: Iterable<string>, seen: Set<st
           reason: 'kilo-delete-leftover',
           detail: `${entry.name} is a worktree the Agent Manager renamed for deletion and did not finish removing`,
         },
+        homeOwner,
       });
     }
   }
-  return found;
+  return { candidates: found, refused };
 }

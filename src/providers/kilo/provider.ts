@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { isFolderOrLinkToOne } from '../../safety/fs.js';
+import { besideBasis, locate } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
 import { attachOwner, collectLocalEvidence, type EvidenceContext } from './evidence.js';
@@ -20,30 +21,69 @@ export const kiloProvider: Provider = {
     return kiloLocations(ctx).map((location) => ({ owner: 'kilo', folder: snapshotRoot(location.dataDir) }));
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
-    const locations: KiloLocation[] = [];
-    for (const location of kiloLocations(ctx))
-      if (await isFolderOrLinkToOne(location.dataDir)) locations.push(location);
+    const roots: RootStatus[] = [];
+    const placed: Array<{ location: KiloLocation; owner: Owner } | { refused: RootStatus }> = [];
+    for (const location of kiloLocations(ctx)) {
+      const found = locateInstall(location);
+      if (found === null) continue;
+      placed.push('status' in found ? { refused: found.status } : { location, owner: found.owner });
+    }
+    const locations = placed.flatMap((entry) => ('location' in entry ? [entry] : []));
     // Each owner repository is read once per pass, for every data folder whose repositories it owns.
     const owners = new OwnerRepos();
     // Data folders side by side: each waits mostly on git reading its owner repositories.
-    const gathered = await mapLimit(locations, LOCATIONS_AT_ONCE, (location) => gatherLocation(location, ctx, owners));
-    const roots: RootStatus[] = [];
+    const gathered = await mapLimit(locations, LOCATIONS_AT_ONCE, ({ location, owner }) =>
+      gatherLocation(location, owner, ctx, owners),
+    );
     const candidates: Candidate[] = [];
     // In the locations' order, so that a leftover two data folders lead to is always spoken of by the first.
     const seenLeftovers = new Set<string>();
-    for (const location of gathered) {
+    let next = 0;
+    for (const entry of placed) {
+      if ('refused' in entry) {
+        roots.push(entry.refused);
+        continue;
+      }
+      const location = gathered[next++] as Awaited<ReturnType<typeof gatherLocation>>;
       roots.push(location.root);
       candidates.push(...location.candidates);
-      candidates.push(...(await kiloDeleteLeftovers(location.leftoverOwners, seenLeftovers)));
+      const leftovers = await kiloDeleteLeftovers(location.leftoverOwners, seenLeftovers, entry.owner);
+      roots.push(...leftovers.refused);
+      candidates.push(...leftovers.candidates);
     }
     return { roots, candidates };
   },
 };
 
+/**
+ * The data folder, its snapshot folder, its state folder and a database the environment names,
+ * each through the resolver of locations (rule 20): the owner of the home they belong to, null when
+ * Kilo is not installed there (or its folder cannot be looked at), or the root entry that says
+ * which link was not followed.
+ */
+function locateInstall(location: KiloLocation): { owner: Owner } | { status: RootStatus } | null {
+  const data = locate(location.dataDir, location.basis);
+  if (data.state === 'absent' || data.state === 'unreadable') return null;
+  const refused = (detail: string) => ({
+    status: { provider: 'kilo' as const, root: location.dataDir, ok: false, error: detail },
+  });
+  if (data.state === 'refused') return refused(data.detail);
+  const beside = besideBasis(location.basis, data);
+  const others = [
+    locate(snapshotRoot(location.dataDir), beside),
+    ...(location.stateDir ? [locate(location.stateDir, beside)] : []),
+    ...(location.extraDatabase ? [locate(location.extraDatabase, beside, 'file')] : []),
+  ];
+  for (const other of others)
+    if (other.state === 'refused' || other.state === 'unreadable') return refused(other.detail);
+  return { owner: data.owner };
+}
+
 const LOCATIONS_AT_ONCE = 4;
 
 async function gatherLocation(
   location: KiloLocation,
+  homeOwner: Owner,
   ctx: GatherContext,
   owners: OwnerRepos,
 ): Promise<{ root: RootStatus; candidates: Candidate[]; leftoverOwners: string[] }> {
@@ -63,15 +103,22 @@ async function gatherLocation(
   // Quarantines first: they were proven dead when they were made, whatever the database says now.
   const nowMs = ctx.now.getTime();
   for (const quarantine of listing.quarantines)
-    candidates.push(
-      await quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, nowMs),
-    );
+    candidates.push({
+      ...(await quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, nowMs)),
+      homeOwner,
+    });
 
   let records: KiloRecords | null = null;
   let sourceProblem = location.problem;
   if (!sourceProblem) {
     try {
       const files = await databaseFiles(location.dataDir, location.extraDatabase);
+      // A database that is a link to another user's file is no record of this home's (rule 20).
+      const beside = besideBasis(location.basis, { state: 'found', path: location.dataDir, owner: homeOwner });
+      for (const file of files) {
+        const database = locate(file, beside, 'file');
+        if (database.state === 'refused') throw new Error(database.detail);
+      }
       if (files.length > 0) records = readKiloRecords(files);
     } catch (err) {
       sourceProblem = errorMessage(err);
@@ -100,6 +147,7 @@ async function gatherLocation(
       path: repoEvidence.repo.gitdir,
       root: snapshotRoot(location.dataDir),
       judgement,
+      homeOwner,
       ...(judgement.decision === 'delete' ? { removal: checkpointRemoval(repoEvidence, context) } : {}),
     });
   }
@@ -112,6 +160,7 @@ async function gatherLocation(
       judgement: sourceProblem
         ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem }
         : legacyJudgement(legacy.path, legacy.nestedRepos, location.app),
+      homeOwner,
     });
   }
 
