@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { lstatOrNull } from '../../safety/fs.js';
+import { basisOf, homeOwner, type LocationBasis } from '../../safety/locations.js';
 
 /** Where one Coding Owl installation keeps its things. */
 export interface OwlLocation {
@@ -13,6 +14,8 @@ export interface OwlLocation {
   configFile: string | null;
   /** Every socket path at which a live daemon would accept a connection. */
   sockets: string[];
+  /** Whose these folders are: the home they are in or derived from, else outside every home (rule 20). */
+  basis: LocationBasis;
 }
 
 export const owlDb = (loc: OwlLocation): string => path.join(loc.data, 'owl.db');
@@ -27,7 +30,7 @@ const SOCKET = 'owld.sock';
  */
 export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
   const section = ctx.config.providers.owl;
-  if (section.dataDir) return explicitLocations(section.dataDir, section.stateDir ?? [], ctx.env);
+  if (section.dataDir) return explicitLocations(section.dataDir, section.stateDir ?? [], ctx);
   const own = path.resolve(ctx.env.HOME || os.homedir());
   const found: OwlLocation[] = [];
   for (const home of ctx.homes) {
@@ -69,12 +72,13 @@ function ownHomeLocation(home: string, env: NodeJS.ProcessEnv): OwlLocation {
     state,
     configFile: path.join(xdg(env, 'XDG_CONFIG_HOME', path.join(home, '.config')), 'coding-owl', 'config.yaml'),
     sockets: runtime ? [runtime, path.join(state, SOCKET)] : [path.join(state, SOCKET)],
+    basis: { home },
   };
 }
 
 async function otherHomeLocation(home: string): Promise<OwlLocation> {
   const state = path.join(home, '.local', 'state', 'coding-owl');
-  const uid = (await lstatOrNull(home))?.uid;
+  const uid = homeOwner(home)?.uid;
   const sockets = [path.join(state, SOCKET)];
   if (uid !== undefined) sockets.push(`/run/user/${uid}/coding-owl/${SOCKET}`);
   return {
@@ -82,14 +86,16 @@ async function otherHomeLocation(home: string): Promise<OwlLocation> {
     state,
     configFile: path.join(home, '.config', 'coding-owl', 'config.yaml'),
     sockets,
+    basis: { home },
   };
 }
 
 async function explicitLocations(
   dataDirs: string[],
   stateDirs: string[],
-  env: NodeJS.ProcessEnv,
+  ctx: Pick<GatherContext, 'homes' | 'env'>,
 ): Promise<OwlLocation[]> {
+  const { env } = ctx;
   const found: OwlLocation[] = [];
   for (const [index, dataDir] of dataDirs.entries()) {
     const data = path.resolve(dataDir);
@@ -109,6 +115,7 @@ async function explicitLocations(
       state,
       configFile: home ? path.join(home, '.config', 'coding-owl', 'config.yaml') : null,
       sockets,
+      basis: basisOf(data, ctx.homes),
     });
   }
   return found;

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import type { Candidate, GatherContext } from '../../core/types.js';
+import type { Candidate, GatherContext, RootStatus } from '../../core/types.js';
 import { runGit } from '../../git/git.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { locate } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
 import { errorMessage } from '../../core/errors.js';
 import type { OwnerJudgement } from '../../core/types.js';
@@ -61,9 +63,11 @@ export async function adminEntryCandidates(
   state: OwlState,
   evidence: readonly WorktreeEvidence[],
   ctx: GatherContext,
-): Promise<Candidate[]> {
+  homeOwner: Owner,
+): Promise<{ candidates: Candidate[]; refused: RootStatus[] }> {
   const worktreesDir = owlWorktrees(location);
-  if (!(await lstatOrNull(worktreesDir))?.isDirectory()) return [];
+  const refused: RootStatus[] = [];
+  if (!(await lstatOrNull(worktreesDir))?.isDirectory()) return { candidates: [], refused };
   const commonDirs = new Set<string>();
   for (const found of evidence) if (found.state === 'linked') commonDirs.add(found.link.commonDir);
   for (const project of state.projects) {
@@ -81,6 +85,12 @@ export async function adminEntryCandidates(
   const found: Candidate[] = [];
   for (const common of [...commonDirs].sort()) {
     const adminRoot = path.join(common, 'worktrees');
+    // A project's admin folder is read as the home owner's only (rule 20): never through a link to another user's.
+    const located = locate(adminRoot, { owner: homeOwner, of: `the owner of ${location.data}` });
+    if (located.state === 'refused') {
+      refused.push({ provider: 'owl', root: adminRoot, ok: false, error: located.detail });
+      continue;
+    }
     for (const leftover of await findQuarantines(adminRoot)) {
       found.push({
         provider: 'owl',
@@ -124,7 +134,7 @@ export async function adminEntryCandidates(
       });
     }
   }
-  return found;
+  return { candidates: found, refused };
 }
 
 /** A stale entry that holds a submodule's repository keeps it: its commits may exist nowhere else (rule 24). */

@@ -2,7 +2,9 @@ import path from 'node:path';
 import { durationMs } from '../../util/duration.js';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider } from '../../core/types.js';
-import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { readdirOrEmpty } from '../../safety/fs.js';
+import { besideBasis, locate } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
 import { examineWorktrees, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { scanNested, type NestedScan } from '../../worktree/nested.js';
@@ -52,13 +54,16 @@ export interface OwlFolder {
 }
 
 async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promise<Gathering> {
-  const data = await lstatOrNull(location.data);
-  if (!data?.isDirectory()) return { roots: [], candidates: [] };
+  const placed = locateInstall(location);
+  if (placed === null) return { roots: [], candidates: [] };
+  if ('error' in placed)
+    return { roots: [{ provider: 'owl', root: location.data, ok: false, error: placed.error }], candidates: [] };
+  const { homeOwner } = placed;
   const worktreesDir = owlWorktrees(location);
   // Quarantines first: they were proven dead when made, whatever owl.db says now (rule 11).
-  const candidates: Candidate[] = [];
+  const found: Candidate[] = [];
   for (const dir of [worktreesDir, owlWorktreeConfigs(location)]) {
-    for (const leftover of await findQuarantines(dir)) candidates.push(quarantineCandidate(leftover, dir));
+    for (const leftover of await findQuarantines(dir)) found.push(quarantineCandidate(leftover, dir));
   }
   const folderPaths = await listFolders(worktreesDir);
 
@@ -69,7 +74,7 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
     const error = errorMessage(err);
     ctx.log.warn({ data: location.data, error }, 'owl.db unreadable; failing closed');
     for (const folder of folderPaths) {
-      candidates.push({
+      found.push({
         provider: 'owl',
         kind: 'worktree',
         path: folder,
@@ -81,7 +86,7 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
         },
       });
     }
-    return { roots: [{ provider: 'owl', root: location.data, ok: false, error }], candidates };
+    return { roots: [{ provider: 'owl', root: location.data, ok: false, error }], candidates: owned(found, homeOwner) };
   }
 
   const section = ctx.config.providers.owl;
@@ -100,18 +105,53 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
   const folders = matchFolders(folderPaths, state);
   const removable = folders.filter((folder) => isRemovableJob(folder.job));
   const evidence = new Map<string, WorktreeEvidence>();
-  for (const found of await examineWorktrees(removable.map((folder) => folder.path))) evidence.set(found.path, found);
+  // git over the job worktrees runs as the home's owner (rule 20), never as a link's target's.
+  const examined = await examineWorktrees(
+    removable.map((folder) => folder.path),
+    undefined,
+    () => homeOwner,
+  );
+  for (const worktree of examined) evidence.set(worktree.path, worktree);
 
   for (const folder of folders) {
-    const found = evidence.get(folder.path);
+    const worktree = evidence.get(folder.path);
     // The walk the safety engine makes of the folder anyway, shared through the pass's cache.
-    const nested = found?.state === 'linked' ? scanNested(found.link.path, ctx.measure) : null;
-    candidates.push(folderCandidate(folder, worktreesDir, location, rule, found, nested));
+    const nested = worktree?.state === 'linked' ? scanNested(worktree.link.path, ctx.measure) : null;
+    found.push(folderCandidate(folder, worktreesDir, location, rule, worktree, nested));
   }
-  candidates.push(...jobFindings(folders, state, rule, worktreesDir));
-  candidates.push(...(await orphanConfigCandidates(location, folders, state)));
-  candidates.push(...(await adminEntryCandidates(location, state, [...evidence.values()], ctx)));
-  return { roots: [{ provider: 'owl', root: location.data, ok: true }], candidates };
+  found.push(...jobFindings(folders, state, rule, worktreesDir));
+  found.push(...(await orphanConfigCandidates(location, folders, state)));
+  const admin = await adminEntryCandidates(location, state, [...evidence.values()], ctx, homeOwner);
+  found.push(...admin.candidates);
+  return {
+    roots: [{ provider: 'owl', root: location.data, ok: true }, ...admin.refused],
+    candidates: owned(found, homeOwner),
+  };
+}
+
+/**
+ * The data folder, its worktrees/ and worktree-config/, the state folder and the config file, each
+ * through the resolver of locations (rule 20): the home's owner, null where Owl is not installed,
+ * or why a folder is not read (a link to another user's files, a folder that cannot be looked at).
+ */
+function locateInstall(location: OwlLocation): { homeOwner: Owner } | { error: string } | null {
+  const data = locate(location.data, location.basis);
+  if (data.state === 'absent') return null;
+  if (data.state !== 'found') return { error: data.detail };
+  const beside = besideBasis(location.basis, data);
+  const others = [
+    locate(owlWorktrees(location), beside),
+    locate(owlWorktreeConfigs(location), beside),
+    ...(location.state ? [locate(location.state, beside)] : []),
+    ...(location.configFile ? [locate(location.configFile, beside, 'file')] : []),
+  ];
+  for (const other of others)
+    if (other.state === 'refused' || other.state === 'unreadable') return { error: other.detail };
+  return { homeOwner: data.owner };
+}
+
+function owned(candidates: Candidate[], homeOwner: Owner): Candidate[] {
+  return candidates.map((candidate) => ({ ...candidate, homeOwner }));
 }
 
 async function listFolders(dir: string): Promise<string[]> {
