@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import { kiloLocations } from '../kilo/layout.js';
+import type { LocationBasis } from '../../safety/locations.js';
+import { kiloLocations, type KiloLocation } from '../kilo/layout.js';
 import { claudeProjectRepos } from './claude-projects.js';
 import { kiloProjectRepos } from './kilo-projects.js';
 import type { RootStart } from './roots.js';
@@ -12,6 +13,8 @@ export type SetContext = Pick<GatherContext, 'config' | 'homes' | 'env'>;
 export interface RootBase {
   base: string;
   rest: string;
+  /** Whose the folders below it are (rule 20); absent for an absolute root, whose every folder has its own. */
+  basis?: LocationBasis;
 }
 
 const isOwnHome = (home: string, env: NodeJS.ProcessEnv): boolean =>
@@ -32,24 +35,24 @@ function codexHome(home: string, env: NodeJS.ProcessEnv): string {
 export function staticBases(start: RootStart, ctx: SetContext): RootBase[] | null {
   if (start.kind === 'absolute') return [{ base: path.sep, rest: path.relative(path.sep, start.pattern) }];
   const rest = start.rest;
-  if (start.kind === 'home') return ctx.homes.map((home) => ({ base: path.resolve(home), rest }));
+  const home = (folder: string): LocationBasis => ({ home: path.resolve(folder) });
+  if (start.kind === 'home')
+    return ctx.homes.map((folder) => ({ base: path.resolve(folder), rest, basis: home(folder) }));
   switch (start.anchor) {
     case 'codex-home':
-      return ctx.homes.map((home) => ({ base: codexHome(home, ctx.env), rest }));
+      return ctx.homes.map((folder) => ({ base: codexHome(folder, ctx.env), rest, basis: home(folder) }));
     case 'opencode-data':
-      return dataDirs(ctx, 'opencode').map((base) => ({ base, rest }));
+      return dataDirs(ctx, 'opencode').map((location) => ({ base: location.dataDir, rest, basis: location.basis }));
     case 'kilo-data':
-      return dataDirs(ctx, 'kilo').map((base) => ({ base, rest }));
+      return dataDirs(ctx, 'kilo').map((location) => ({ base: location.dataDir, rest, basis: location.basis }));
     default:
       return null;
   }
 }
 
 /** opencode's or Kilo's data folders, as the kilo provider finds them (a folder of unknown app counts as Kilo's). */
-function dataDirs(ctx: SetContext, app: 'kilo' | 'opencode'): string[] {
-  return kiloLocations(ctx)
-    .filter((location) => (location.app ?? 'kilo') === app)
-    .map((location) => location.dataDir);
+function dataDirs(ctx: SetContext, app: 'kilo' | 'opencode'): KiloLocation[] {
+  return kiloLocations(ctx).filter((location) => (location.app ?? 'kilo') === app);
 }
 
 /** Reads the tool state behind the state anchors once per pass, whatever number of roots use them. */
@@ -63,7 +66,10 @@ export class StateAnchors {
     start: Extract<RootStart, { kind: 'anchor' }>,
   ): Promise<{ bases: RootBase[]; problems: StateFolders['problems'] }> {
     const folders = await this.folders(start.anchor);
-    return { bases: folders.repos.map((base) => ({ base, rest: start.rest })), problems: folders.problems };
+    return {
+      bases: folders.repos.map((repo) => ({ base: repo.path, rest: start.rest, basis: repo.basis })),
+      problems: folders.problems,
+    };
   }
 
   private folders(anchor: string): Promise<StateFolders> {
@@ -77,12 +83,17 @@ export class StateAnchors {
 
   private async claude(): Promise<StateFolders> {
     const all: StateFolders = { repos: [], problems: [] };
+    const seen = new Set<string>();
     for (const home of this.ctx.homes) {
       const found = await claudeProjectRepos(home, this.ctx.env);
-      all.repos.push(...found.repos);
+      // A repository two homes' states name is judged as the first home's (its own check refuses another's).
+      for (const repo of found.repos) {
+        if (seen.has(repo.path)) continue;
+        seen.add(repo.path);
+        all.repos.push(repo);
+      }
       all.problems.push(...found.problems);
     }
-    all.repos = [...new Set(all.repos)];
     return all;
   }
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { lstatOrNull, readStateFile } from '../../safety/fs.js';
+import { locate } from '../../safety/locations.js';
 import { readWorktreeLink } from '../../worktree/link.js';
 import { ownedBy, type StateFolders } from './state-folders.js';
 import { isPlainObject } from '../../util/plain-object.js';
@@ -23,28 +24,36 @@ export async function claudeProjectRepos(home: string, env: NodeJS.ProcessEnv): 
   if (own && configDir && path.isAbsolute(configDir)) files.unshift(path.join(configDir, '.claude.json'));
   const found: StateFolders = { repos: [], problems: [] };
   const repos = new Set<string>();
+  const basis = { home: path.resolve(home) };
   for (const file of [...new Set(files)]) {
-    let state: { projects: string[]; uid: number } | null;
+    // The state is the home's owner's own (rule 20): never a link to another user's file.
+    const located = locate(file, basis, 'file');
+    if (located.state === 'absent') continue;
+    if (located.state === 'refused') {
+      found.problems.push({ file, error: located.detail });
+      continue;
+    }
+    let projects: string[] | null;
     try {
-      state = await readProjects(file);
+      projects = await readProjects(file);
     } catch (err) {
       found.problems.push({ file, error: `${file} cannot be read: ${errorMessage(err)}` });
       continue;
     }
-    if (!state) continue;
-    for (const project of state.projects)
-      for (const repo of await repositoriesOf(project)) if (await ownedBy(repo, state.uid)) repos.add(repo);
+    if (!projects || located.state !== 'found') continue;
+    for (const project of projects)
+      for (const repo of await repositoriesOf(project)) if (await ownedBy(repo, located.owner.uid)) repos.add(repo);
   }
-  found.repos = [...repos].sort();
+  found.repos = [...repos].sort().map((repo) => ({ path: repo, basis }));
   return found;
 }
 
-async function readProjects(file: string): Promise<{ projects: string[]; uid: number } | null> {
+async function readProjects(file: string): Promise<string[] | null> {
   for (let attempt = 0; ; attempt += 1) {
     const read = await readStateFile(file, MAX_STATE_BYTES);
     if (!read) return null;
     try {
-      return { projects: projectKeys(JSON.parse(read.text) as unknown, file), uid: read.uid };
+      return projectKeys(JSON.parse(read.text) as unknown, file);
     } catch (err) {
       if (attempt > 0) throw err;
       await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS));

@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { lstatOrNullSync } from '../../safety/fs.js';
+import type { Owner } from '../../safety/owner.js';
 import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../worktree/evidence.js';
 import { newestWrite, type NewestWrite } from '../../worktree/idle.js';
 import { readWorktreeLink, type LinkResult, type WorktreeLink } from '../../worktree/link.js';
@@ -25,18 +26,29 @@ export interface SetWorktreeEvidence {
  * idle (an entry set back in between), git is asked then.
  */
 export async function examineSetWorktrees(
-  items: ReadonlyArray<{ worktree: string; policy: IdlePolicy }>,
+  items: ReadonlyArray<{ worktree: string; policy: IdlePolicy; owner?: Owner }>,
   walks: Pick<GatherContext, 'measure' | 'measureAhead' | 'whenMeasured'>,
 ): Promise<SetWorktreeEvidence[]> {
   const { measure } = walks;
   const linked = items.map((item) => readWorktreeLink(item.worktree));
+  // git over each worktree runs as the owner of the home it was found in (rule 20).
+  const owners = new Map<string, Owner>();
+  linked.forEach((result, k) => {
+    const owner = items[k]?.owner;
+    if (result.ok && owner) owners.set(result.link.path, owner);
+  });
+  const homeOwnerOf = (worktree: string) => owners.get(worktree);
   const trees = (result: LinkResult): string[] => (result.ok ? [result.link.path, result.link.adminDir] : []);
   walks.measureAhead?.(linked.flatMap(trees));
   const unlocked = linked.flatMap((result, at) =>
     result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : [],
   );
   const [asked, skipped] = partition(unlocked, ({ at, link }) => !writtenWithin(link, items[at]?.policy as IdlePolicy));
-  const asking = readGitFacts(asked.map((ask) => ask.link));
+  const asking = readGitFacts(
+    asked.map((ask) => ask.link),
+    undefined,
+    homeOwnerOf,
+  );
   const examined: Array<SetWorktreeEvidence & { idle: boolean }> = [];
   for (const [k, { worktree, policy }] of items.entries()) {
     const result = linked[k] as LinkResult;
@@ -58,7 +70,15 @@ export async function examineSetWorktrees(
   }
   const late = skipped.filter(({ at }) => examined[at]?.idle);
   const answered = [...asked, ...late];
-  const facts = [...(await asking), ...(late.length > 0 ? await readGitFacts(late.map((ask) => ask.link)) : [])];
+  const lateFacts =
+    late.length > 0
+      ? await readGitFacts(
+          late.map((ask) => ask.link),
+          undefined,
+          homeOwnerOf,
+        )
+      : [];
+  const facts = [...(await asking), ...lateFacts];
   answered.forEach(({ at, link }, k) => {
     const entry = examined[at] as SetWorktreeEvidence & { idle: boolean };
     if (entry.idle) entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);

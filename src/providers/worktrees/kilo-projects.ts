@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { GatherContext } from '../../core/types.js';
-import { lstatOrNull } from '../../safety/fs.js';
+import { besideBasis, locate, type LocationBasis } from '../../safety/locations.js';
 import { databaseFiles, readKiloRecords } from '../kilo/database.js';
 import { kiloLocations } from '../kilo/layout.js';
 import { ownedBy, type StateFolders } from './state-folders.js';
@@ -13,9 +13,16 @@ import { ownedBy, type StateFolders } from './state-folders.js';
  */
 export async function kiloProjectRepos(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): Promise<StateFolders> {
   const found: StateFolders = { repos: [], problems: [] };
-  const repos = new Set<string>();
+  const repos = new Map<string, LocationBasis>();
   for (const location of kiloLocations(ctx)) {
     if (location.app === 'opencode') continue;
+    // The databases are read as the data folder's owner's (rule 20): never through a link to another user's.
+    const data = locate(location.dataDir, location.basis);
+    if (data.state === 'refused') {
+      found.problems.push({ file: location.dataDir, error: data.detail });
+      continue;
+    }
+    if (data.state !== 'found') continue;
     let files: string[];
     try {
       files = await databaseFiles(location.dataDir, location.extraDatabase);
@@ -26,17 +33,25 @@ export async function kiloProjectRepos(ctx: Pick<GatherContext, 'config' | 'home
       });
       continue;
     }
+    const beside = besideBasis(location.basis, data);
     for (const file of files) {
+      const database = locate(file, beside, 'file');
+      if (database.state === 'refused') {
+        found.problems.push({ file, error: database.detail });
+        continue;
+      }
+      if (database.state !== 'found') continue;
       try {
-        const uid = (await lstatOrNull(file))?.uid;
-        if (uid === undefined) continue;
         for (const owners of readKiloRecords([file]).projects.values())
-          for (const repo of owners) if (await ownedBy(repo, uid)) repos.add(path.resolve(repo));
+          for (const repo of owners) {
+            const top = path.resolve(repo);
+            if (!repos.has(top) && (await ownedBy(top, data.owner.uid))) repos.set(top, location.basis);
+          }
       } catch (err) {
         found.problems.push({ file, error: errorMessage(err) });
       }
     }
   }
-  found.repos = [...repos].sort();
+  found.repos = [...repos.keys()].sort().map((repo) => ({ path: repo, basis: repos.get(repo) as LocationBasis }));
   return found;
 }

@@ -4,6 +4,8 @@ import { expandUnder } from '../../config/homes.js';
 import { durationMs } from '../../util/duration.js';
 import type { GatherContext, RootStatus } from '../../core/types.js';
 import { isFolderOrLinkToOne, lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { basisOf, locate } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import { KILO_DELETE } from '../kilo/leftovers.js';
 import { StateAnchors, staticBases, type RootBase } from './anchors.js';
 import { claimedFolders } from './overlap.js';
@@ -17,6 +19,8 @@ export interface SetRoot {
   root: string;
   /** Named by a tool's state (`{claude-projects}`, `{kilo-projects}`) rather than by the config. */
   fromState: boolean;
+  /** The owner of the home the root belongs to (or of the root outside every home), as the resolver answered it. */
+  owner: Owner;
 }
 
 export interface SetRoots {
@@ -47,7 +51,7 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
   for (const { set, fromState, unreadable, folders } of lookedUp) {
     for (const problem of unreadable)
       problems.set(problem.file, { provider: 'worktrees', root: problem.file, ok: false, error: problem.error });
-    for (const root of folders) {
+    for (const { root, owner: homeOwner } of folders) {
       const key = `${set.name}\0${root}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -62,6 +66,7 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
         idleAfterMs: durationMs(set.idleAfter),
         root,
         fromState,
+        owner: homeOwner,
       });
     }
   }
@@ -73,30 +78,54 @@ type EnabledSet = GatherContext['config']['providers']['worktrees']['sets'][numb
 interface RootLookup {
   set: EnabledSet;
   fromState: boolean;
-  /** State files that could not be read, so this root's folders could not all be known. */
+  /**
+   * State files that could not be read, so this root's folders could not all be known, and the
+   * fixed parts and folders not followed because a link on the way leads to another user's files.
+   */
   unreadable: { file: string; error: string }[];
-  /** The folders of worktrees the root names, in order. */
-  folders: string[];
+  /** The folders of worktrees the root names, in order, each with its owner. */
+  folders: Array<{ root: string; owner: Owner }>;
 }
 
-/** One root of a set: its anchor and glob expanded, and which of the folders found hold worktrees. */
+/**
+ * One root of a set: its anchor and glob expanded, and which of the folders found hold worktrees.
+ * Its fixed part (the folders before the first pattern), then every folder it expands to, go
+ * through the resolver of locations (rule 20): none is read through a link to another user's files.
+ */
 async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: GatherContext): Promise<RootLookup> {
   const start = parseRoot(text);
   if (start.kind === 'invalid') return { set, fromState: false, unreadable: [], folders: [] };
   let bases: RootBase[] | null = staticBases(start, ctx);
   // A root a user's state names is taken as it is on disk: no link of theirs is followed.
   const fromState = bases === null;
-  let unreadable: RootLookup['unreadable'] = [];
+  const unreadable: RootLookup['unreadable'] = [];
   if (bases === null && start.kind === 'anchor') {
     const read = await state.bases(start);
-    unreadable = read.problems;
+    unreadable.push(...read.problems);
     bases = read.bases;
   }
-  const folders: string[] = [];
-  for (const { base, rest } of bases ?? [])
-    for (const root of await expandUnder(base, rest))
-      if (await isFolderOfWorktrees(root, !fromState)) folders.push(root);
+  const folders: RootLookup['folders'] = [];
+  for (const { base, rest, basis } of bases ?? []) {
+    const whose = (folder: string) => basis ?? basisOf(folder, ctx.homes);
+    const fixed = path.join(base, fixedPart(rest));
+    const located = locate(fixed, whose(fixed));
+    if (located.state === 'refused') unreadable.push({ file: fixed, error: located.detail });
+    if (located.state !== 'found') continue;
+    for (const root of await expandUnder(base, rest)) {
+      const each = root === fixed ? located : locate(root, whose(root));
+      if (each.state === 'refused') unreadable.push({ file: root, error: each.detail });
+      else if (each.state === 'found' && (await isFolderOfWorktrees(root, !fromState)))
+        folders.push({ root, owner: each.owner });
+    }
+  }
   return { set, fromState, unreadable, folders };
+}
+
+/** The components of a root's glob before its first pattern: the fixed part below its base. */
+function fixedPart(rest: string): string {
+  const parts = rest.split('/');
+  const first = parts.findIndex((part) => /[*?[]/.test(part));
+  return (first === -1 ? parts : parts.slice(0, first)).join(path.sep);
 }
 
 /**

@@ -40,7 +40,10 @@ export const worktreesProvider: Provider = {
         });
       }
     }
-    const examined = await examineSetWorktrees(items, ctx);
+    const examined = await examineSetWorktrees(
+      items.map((item) => ({ ...item, owner: item.root.owner })),
+      ctx,
+    );
     const candidates = items.map((item, k) => candidateFor(item, examined[k] as SetWorktreeEvidence));
     return { roots, candidates };
   },
@@ -59,7 +62,14 @@ function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candida
   const note = evidence.state === 'linked' ? ownerNote(root.set, evidence.link) : null;
   // The detail says which set found the worktree, and what its tool's own record says of it.
   const judgement = { ...judged, detail: `${describeSet(root.set)}: ${judged.detail}${note ? `; ${note}` : ''}` };
-  const candidate: Candidate = { provider: 'worktrees', kind: 'worktree', path: worktree, root: root.root, judgement };
+  const candidate: Candidate = {
+    provider: 'worktrees',
+    kind: 'worktree',
+    path: worktree,
+    root: root.root,
+    judgement,
+    homeOwner: root.owner,
+  };
   if (evidence.state !== 'linked') return candidate;
   candidate.alsoWatch = [evidence.link.adminDir];
   if (judgement.decision === 'delete') {
