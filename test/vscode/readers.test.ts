@@ -250,12 +250,14 @@ describe('where VS Code keeps its products', () => {
     const byName = new Map(editors.map((editor) => [editor.product, editor]));
     expect(byName.get('Code')?.extensionsDir).toBe(path.join(home, '.vscode', 'extensions'));
     expect(byName.get('.vscode-server')?.extensionsDir).toBe(path.join(home, '.vscode-server', 'extensions'));
-    expect(await extensionStorages(byName.get('Cursor') as never, 'saoudrizwan.claude-dev')).toEqual([
+    expect((await extensionStorages(byName.get('Cursor') as never, 'saoudrizwan.claude-dev'))?.storages).toEqual([
       path.join(home, '.config', 'Cursor', 'User', 'profiles', 'p1', 'globalStorage', 'saoudrizwan.claude-dev'),
     ]);
     // A storage folder moved to another disk and linked back is still the extension's.
-    expect(await extensionStorages(byName.get('VSCodium') as never, 'RooVeterinaryInc.roo-cline')).toHaveLength(1);
-    expect(await stateDatabases(byName.get('Code') as never)).toEqual([
+    expect(
+      (await extensionStorages(byName.get('VSCodium') as never, 'RooVeterinaryInc.roo-cline'))?.storages,
+    ).toHaveLength(1);
+    expect((await stateDatabases(byName.get('Code') as never)).files).toEqual([
       path.join(home, '.config', 'Code', 'User', 'globalStorage', 'state.vscdb'),
     ]);
 

@@ -1,7 +1,15 @@
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import { isFolderOrLinkToOne } from '../../safety/fs.js';
-import { editorDirs, extensionStorages, namedEditorDir, stateDatabases, type EditorDir } from '../vscode/editors.js';
+import { basisOf, locate, type Located } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
+import {
+  editorDirs,
+  extensionStorages,
+  namedEditorDir,
+  stateDatabases,
+  type EditorDir,
+  type RefusedPlace,
+} from '../vscode/editors.js';
 
 export { CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './checkpoints.js';
 
@@ -25,6 +33,10 @@ export interface ClineLocation {
   stateDatabases: string[];
   /** Cline's data folders of the same home (or named in the config): their Cline 4 session databases may name legacy tasks. */
   sessionDataDirs: string[];
+  /** The owner of the home these folders belong to, as the resolver of locations answered it (rule 20). */
+  homeOwner: Owner;
+  /** Storage folders and files of this place not followed: a link on the way leads to another user's files. */
+  refused: RefusedPlace[];
 }
 
 /** `~/.cline/data`, or `$CLINE_DIR/data` for the current user's own home. */
@@ -43,46 +55,59 @@ export async function clineLocations(ctx: GatherContext): Promise<ClineLocation[
   const locations: ClineLocation[] = [];
   if (section.userDataDir || section.dataDir) {
     const dataDirs = (section.dataDir ?? []).map((dir) => path.resolve(dir));
+    const standalone = dataDirs.map((dir) => ({ dir, located: locate(dir, basisOf(dir, ctx.homes)) }));
+    const sessionDataDirs = standalone.flatMap(({ dir, located }) => (located.state === 'found' ? [dir] : []));
     for (const userData of section.userDataDir ?? []) {
-      const located = await editorLocation(namedEditorDir(userData), dataDirs);
+      const located = await editorLocation(namedEditorDir(userData, ctx.homes), sessionDataDirs);
       if (located) locations.push(located);
     }
-    for (const dataDir of dataDirs) {
-      if (await isFolderOrLinkToOne(dataDir)) locations.push(standaloneLocation(dataDir));
+    for (const { dir, located } of standalone) {
+      const found = standaloneLocation(dir, located);
+      if (found) locations.push(found);
     }
     return locations;
   }
   for (const home of ctx.homes) {
     const data = clineDataDir(home, ctx.env);
+    const located = locate(data, { home: path.resolve(home) });
     for (const editor of await editorDirs(home, ctx.env)) {
-      const located = await editorLocation(editor, [data]);
-      if (located) locations.push(located);
+      const found = await editorLocation(editor, located.state === 'found' ? [data] : []);
+      if (found) locations.push(found);
     }
-    if (await isFolderOrLinkToOne(data)) locations.push(standaloneLocation(data));
+    const found = standaloneLocation(data, located);
+    if (found) locations.push(found);
   }
   return locations;
 }
 
 async function editorLocation(editor: EditorDir, sessionDataDirs: string[]): Promise<ClineLocation | null> {
-  const storages = await extensionStorages(editor, CLINE_EXTENSION);
-  if (storages.length === 0) return null;
+  const places = await extensionStorages(editor, CLINE_EXTENSION);
+  if (!places) return null;
+  const databases = await stateDatabases(editor, places.basis);
   return {
     kind: 'editor',
     label: `${editor.product} (${editor.userData})`,
-    storages,
+    storages: places.storages,
     editor,
-    stateDatabases: await stateDatabases(editor),
+    stateDatabases: databases.files,
     sessionDataDirs,
+    homeOwner: places.owner,
+    refused: [...places.refused, ...databases.refused],
   };
 }
 
-function standaloneLocation(dataDir: string): ClineLocation {
+/** The standalone host's data folder, when it is there; a link to another user's files is refused (rule 20). */
+function standaloneLocation(dataDir: string, located: Located): ClineLocation | null {
+  if (located.state === 'absent' || located.state === 'unreadable') return null;
+  const refused = located.state === 'refused';
   return {
     kind: 'standalone',
     label: dataDir,
-    storages: [dataDir],
+    storages: refused ? [] : [dataDir],
     editor: null,
     stateDatabases: [],
-    sessionDataDirs: [dataDir],
+    sessionDataDirs: refused ? [] : [dataDir],
+    homeOwner: located.owner,
+    refused: refused ? [{ root: dataDir, detail: located.detail }] : [],
   };
 }

@@ -4,6 +4,7 @@ import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '
 import { defaultStateDatabase } from '../vscode/editors.js';
 import { allAtLeast, installedVersions } from '../vscode/extensions.js';
 import { quarantineCandidate } from '../vscode/quarantine.js';
+import { refusedRoots } from '../vscode/refused.js';
 import { settleHistory, type Settlement } from '../vscode/settle.js';
 import { readShadowRepos, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
 import { readClineHistory, type ClineHistory } from './history.js';
@@ -25,9 +26,10 @@ export const clineProvider: Provider = {
     const roots: RootStatus[] = [];
     const candidates: Candidate[] = [];
     for (const [index, location] of locations.entries()) {
+      roots.push(...refusedRoots('cline', location.refused, roots));
       const gathered = await gatherLocation(location, places[index] as ClinePlace, ctx);
       roots.push(...gathered.roots);
-      candidates.push(...gathered.candidates);
+      candidates.push(...gathered.candidates.map((candidate) => ({ ...candidate, homeOwner: location.homeOwner })));
     }
     return { roots, candidates };
   },

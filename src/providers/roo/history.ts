@@ -2,6 +2,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
 import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
+import { locate, type LocationBasis } from '../../safety/locations.js';
 import { WriteClock, readJsonSource, subfolders } from '../vscode/files.js';
 import { readSetting } from '../vscode/settings.js';
 import type { HistoryRead } from '../vscode/settle.js';
@@ -92,17 +93,23 @@ async function customStoragePaths(
     await written.note([file]);
     const setting = await readSetting(file, location.extension.settingsSection, 'customStoragePath');
     if (setting.state === 'absent' || setting.value === '') continue;
-    const problem = await unusableBase(setting.value);
+    const problem = await unusableBase(setting.value, location.basis);
     if (problem) problems.push(`${key} in ${file} is ${problem}`);
     else if (!paths.includes(path.resolve(setting.value as string))) paths.push(path.resolve(setting.value as string));
   }
   return problems.length > 0 ? { paths, problem: problems.join('; ') } : { paths };
 }
 
-/** Why a configured storage path cannot be read, or null when it can. */
-export async function unusableBase(value: unknown): Promise<string | null> {
+/**
+ * Why a configured storage path cannot be read, or null when it can. It is the settings' owner's
+ * choice, so it is read only as that owner's (`basis`, rule 20): never through a link to, or as a
+ * folder of, another user's.
+ */
+export async function unusableBase(value: unknown, basis: LocationBasis): Promise<string | null> {
   if (typeof value !== 'string') return `not a path (${JSON.stringify(value)})`;
   if (!path.isAbsolute(value)) return `${value}, not an absolute path`;
+  const located = locate(value, basis);
+  if (located.state === 'refused') return `${value}, which is not read: ${located.detail}`;
   if (!(await isFolderOrLinkToOne(value))) return `${value}, which is not an existing folder (an unmounted volume?)`;
   let entries: Awaited<ReturnType<typeof readdirOrEmpty>>;
   try {

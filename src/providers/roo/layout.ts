@@ -1,4 +1,6 @@
 import type { GatherContext } from '../../core/types.js';
+import type { LocationBasis } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 import {
   editorDirs,
   extensionStorages,
@@ -6,6 +8,7 @@ import {
   settingsFiles,
   stateDatabases,
   type EditorDir,
+  type RefusedPlace,
 } from '../vscode/editors.js';
 
 /** Roo Code, or the Kilo Code extension of 5.x and before (a Roo fork with the same layout). */
@@ -61,26 +64,37 @@ export interface RooLocation {
   storages: string[];
   stateDatabases: string[];
   settingsFiles: string[];
+  /** The owner of the home these folders belong to, as the resolver of locations answered it (rule 20). */
+  homeOwner: Owner;
+  /** Whose a custom storage path the settings name is: the same home's owner's. */
+  basis: LocationBasis;
+  /** Storage folders and files not followed: a link on the way leads to another user's files. */
+  refused: RefusedPlace[];
 }
 
 /** Every product of every home (or every `userDataDir` of the config) that has the extension's storage. */
 export async function rooLocations(ctx: GatherContext): Promise<RooLocation[]> {
   const section = ctx.config.providers.roo;
   const editors: EditorDir[] = [];
-  if (section.userDataDir) editors.push(...section.userDataDir.map((dir) => namedEditorDir(dir)));
+  if (section.userDataDir) editors.push(...section.userDataDir.map((dir) => namedEditorDir(dir, ctx.homes)));
   else for (const home of ctx.homes) editors.push(...(await editorDirs(home, ctx.env)));
   const locations: RooLocation[] = [];
   for (const editor of editors) {
     for (const key of section.extensions) {
       const extension = ROO_EXTENSIONS[key];
-      const storages = await extensionStorages(editor, extension.id);
-      if (storages.length === 0) continue;
+      const places = await extensionStorages(editor, extension.id);
+      if (!places) continue;
+      const databases = await stateDatabases(editor, places.basis);
+      const settings = await settingsFiles(editor, places.basis);
       locations.push({
         extension,
         editor,
-        storages,
-        stateDatabases: await stateDatabases(editor),
-        settingsFiles: await settingsFiles(editor),
+        storages: places.storages,
+        stateDatabases: databases.files,
+        settingsFiles: settings.files,
+        homeOwner: places.owner,
+        basis: places.basis,
+        refused: [...places.refused, ...databases.refused, ...settings.refused],
       });
     }
   }

@@ -5,6 +5,7 @@ import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
 import { defaultStateDatabase } from '../vscode/editors.js';
 import { allAtLeast, installedVersions } from '../vscode/extensions.js';
 import { quarantineCandidate } from '../vscode/quarantine.js';
+import { refusedRoots } from '../vscode/refused.js';
 import { readSetting } from '../vscode/settings.js';
 import { settleHistory, type Settlement } from '../vscode/settle.js';
 import { readShadowRepos, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
@@ -28,9 +29,10 @@ export const rooProvider: Provider = {
     // A workspace's own storage path is read once per pass, however many repositories name it.
     const workspaceBases = new Map<string, Promise<Map<string, string>>>();
     for (const [index, location] of locations.entries()) {
+      roots.push(...refusedRoots('roo', location.refused, roots));
       const gathered = await gatherLocation(location, places[index] as RooPlace, workspaceBases, ctx);
       roots.push(...gathered.roots);
-      candidates.push(...gathered.candidates);
+      candidates.push(...gathered.candidates.map((candidate) => ({ ...candidate, homeOwner: location.homeOwner })));
     }
     return { roots, candidates };
   },
@@ -163,7 +165,7 @@ async function workspaceBase(
     if (!(await lstatOrNull(file).catch(() => null))) return { state: 'none' };
     const setting = await readSetting(file, section, 'customStoragePath');
     if (setting.state === 'absent' || setting.value === '') return { state: 'none' };
-    const problem = await unusableBase(setting.value);
+    const problem = await unusableBase(setting.value, location.basis);
     if (problem) {
       return {
         state: 'problem',

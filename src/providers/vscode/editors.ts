@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { isFolderOrLinkToOne, lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
+import { basisOf, besideBasis, locate, type LocationBasis } from '../../safety/locations.js';
+import type { Owner } from '../../safety/owner.js';
 
 /**
  * One VS Code user-data folder (a "product": VS Code, Insiders, VSCodium, Cursor, Windsurf, or the
@@ -15,6 +17,8 @@ export interface EditorDir {
   remote: boolean;
   /** Where this product installs extensions (`extensions.json` there names their versions); null when unknown. */
   extensionsDir: string | null;
+  /** Whose its folders are: the home it is in, or else the owner of a folder the config names (rule 20). */
+  basis: LocationBasis;
 }
 
 /**
@@ -59,6 +63,7 @@ export async function editorDirs(home: string, env: NodeJS.ProcessEnv): Promise<
       userData,
       remote: false,
       extensionsDir: extensions ? path.join(home, extensions, 'extensions') : null,
+      basis: { home: path.resolve(home) },
     });
   }
   for (const entry of await readdirOrEmpty(home).catch(() => [])) {
@@ -66,13 +71,22 @@ export async function editorDirs(home: string, env: NodeJS.ProcessEnv): Promise<
     const server = path.join(home, entry.name);
     const userData = path.join(server, 'data');
     if (!(await isFolderOrLinkToOne(path.join(userData, 'User')))) continue;
-    found.push({ product: entry.name, userData, remote: true, extensionsDir: path.join(server, 'extensions') });
+    found.push({
+      product: entry.name,
+      userData,
+      remote: true,
+      extensionsDir: path.join(server, 'extensions'),
+      basis: { home: path.resolve(home) },
+    });
   }
   return found;
 }
 
-/** A user-data folder named in the config: its product is its folder name, its extensions unknown. */
-export function namedEditorDir(userData: string): EditorDir {
+/**
+ * A user-data folder named in the config: its product is its folder name, its extensions unknown.
+ * The operator's choice, still checked against the home of the pass it lies in, if any.
+ */
+export function namedEditorDir(userData: string, homes: readonly string[]): EditorDir {
   const resolved = path.resolve(userData);
   const remote = path.basename(resolved) === 'data' && SERVER_FOLDER.test(path.basename(path.dirname(resolved)));
   return {
@@ -80,7 +94,26 @@ export function namedEditorDir(userData: string): EditorDir {
     userData: resolved,
     remote,
     extensionsDir: remote ? path.join(path.dirname(resolved), 'extensions') : null,
+    basis: basisOf(resolved, homes),
   };
+}
+
+/** A location of a product not followed, and why (rule 20): reported on the provider's root entries. */
+export interface RefusedPlace {
+  root: string;
+  detail: string;
+}
+
+/** Where an extension lives in one product, every folder and file of it through the resolver of locations. */
+export interface ExtensionPlaces {
+  /** The owner of the product's folders: the home's owner, as the resolver answered it. */
+  owner: Owner;
+  /** Whose the product's other files are (its state databases, its settings). */
+  basis: LocationBasis;
+  /** The extension's storage folders found. */
+  storages: string[];
+  /** The user-data folder or storage folders not followed: a link on the way leads to another user's files. */
+  refused: RefusedPlace[];
 }
 
 /** `<userData>/User/globalStorage` and each profile's `<userData>/User/profiles/<id>/globalStorage`. */
@@ -96,38 +129,71 @@ async function globalStorageHomes(editor: EditorDir): Promise<string[]> {
 /**
  * The extension's storage folders in this product (the default profile's, and any a profile has of
  * its own): `<globalStorage>/<publisher.name>`, lowercased as VS Code names it. A link to a folder
- * (the storage moved to a bigger disk) counts.
+ * of the home's owner's (the storage moved to a bigger disk) counts; a link to another user's
+ * files does not (rule 20), and is answered among `refused`. Null where the product has none.
  */
-export async function extensionStorages(editor: EditorDir, extensionId: string): Promise<string[]> {
-  const found: string[] = [];
+export async function extensionStorages(editor: EditorDir, extensionId: string): Promise<ExtensionPlaces | null> {
+  const userData = locate(editor.userData, editor.basis);
+  if (userData.state === 'absent' || userData.state === 'unreadable') return null;
+  if (userData.state === 'refused')
+    return {
+      owner: userData.owner,
+      basis: editor.basis,
+      storages: [],
+      refused: [{ root: editor.userData, detail: userData.detail }],
+    };
+  const basis = besideBasis(editor.basis, userData);
+  const places: ExtensionPlaces = { owner: userData.owner, basis, storages: [], refused: [] };
   for (const home of await globalStorageHomes(editor)) {
     const storage = path.join(home, extensionId.toLowerCase());
-    if (await isFolderOrLinkToOne(storage)) found.push(storage);
+    const located = locate(storage, basis);
+    if (located.state === 'found') places.storages.push(storage);
+    else if (located.state === 'refused') places.refused.push({ root: storage, detail: located.detail });
   }
-  return found;
+  return places.storages.length > 0 || places.refused.length > 0 ? places : null;
 }
 
 /** The default profile's state database: VS Code always keeps one where it ran an extension. */
 export const defaultStateDatabase = (editor: EditorDir): string =>
   path.join(editor.userData, 'User', 'globalStorage', 'state.vscdb');
 
-/** Every `state.vscdb` of the product that exists: the default profile's and each profile's own. */
-export async function stateDatabases(editor: EditorDir): Promise<string[]> {
-  const found: string[] = [];
+/**
+ * Every `state.vscdb` of the product that exists: the default profile's and each profile's own.
+ * One that is a link to another user's file is left out and answered in `refused` (rule 20).
+ */
+export async function stateDatabases(
+  editor: EditorDir,
+  basis: LocationBasis = editor.basis,
+): Promise<{ files: string[]; refused: RefusedPlace[] }> {
+  const found: { files: string[]; refused: RefusedPlace[] } = { files: [], refused: [] };
   for (const home of await globalStorageHomes(editor)) {
     const file = path.join(home, 'state.vscdb');
-    if (await lstatOrNull(file).catch(() => null)) found.push(file);
+    const located = locate(file, basis, 'file');
+    if (located.state === 'refused') found.refused.push({ root: file, detail: located.detail });
+    else if (located.state === 'found') found.files.push(file);
   }
   return found;
 }
 
-/** The user's settings (default profile and each profile) and a remote host's machine settings. */
-export async function settingsFiles(editor: EditorDir): Promise<string[]> {
+/**
+ * The user's settings (default profile and each profile) and a remote host's machine settings,
+ * whether they exist or not; one that is a link to another user's file is answered in `refused`.
+ */
+export async function settingsFiles(
+  editor: EditorDir,
+  basis: LocationBasis = editor.basis,
+): Promise<{ files: string[]; refused: RefusedPlace[] }> {
   const user = path.join(editor.userData, 'User');
   const files = [path.join(user, 'settings.json')];
   for (const profile of await readdirOrEmpty(path.join(user, 'profiles')).catch(() => [])) {
     if (profile.isDirectory()) files.push(path.join(user, 'profiles', profile.name, 'settings.json'));
   }
   files.push(path.join(editor.userData, 'Machine', 'settings.json'));
-  return files;
+  const found: { files: string[]; refused: RefusedPlace[] } = { files: [], refused: [] };
+  for (const file of files) {
+    const located = locate(file, basis, 'file');
+    if (located.state === 'refused') found.refused.push({ root: file, detail: located.detail });
+    else found.files.push(file);
+  }
+  return found;
 }
