@@ -3,19 +3,9 @@ import type { Stats } from 'node:fs';
 import { errorMessage } from '../core/errors.js';
 import { lstatOrNullSync, realpathSync } from './fs.js';
 import { isInside } from './inside.js';
+import type { LocationBasis } from './location-basis.js';
 import type { Owner } from './owner.js';
 import { whose } from './user-names.js';
-
-/**
- * Whose a location is (rule 20):
- * - `home`: derived from that home (inside it, or named by its user's variables or settings): the
- *   home's owner's;
- * - `owner`: another location's owner (a state folder named beside a data folder, a custom
- *   storage path an editor's settings name), `of` saying whose in words;
- * - `outside`: outside every home: the uid its layout names, else the owner of the first entry on
- *   its path that is not root's.
- */
-export type LocationBasis = { home: string } | { owner: Owner; of: string } | { outside: { uid?: number } };
 
 /** Where a provider reads, as the resolver answers it. */
 export type Located =
@@ -61,16 +51,6 @@ export function locate(location: string, basis: LocationBasis, kind: 'folder' | 
   }
   if (steps.length === 0 && kind === 'file') return { state: 'absent', path: target };
   return { state: 'found', path: target, owner: walk.owner ?? ROOT };
-}
-
-/** The basis of a location the config or a tool names: the home of the pass that holds it, else outside every home. */
-export function basisOf(location: string, homes: readonly string[]): LocationBasis {
-  const target = path.resolve(location);
-  const holding = homes
-    .map((home) => path.resolve(home))
-    .filter((home) => isInside(home, target))
-    .sort((a, b) => b.length - a.length)[0];
-  return holding === undefined ? { outside: {} } : { home: holding };
 }
 
 /** The owner of a home: the owner of the folder it names (a home the operator names is taken as named). */
@@ -211,12 +191,4 @@ function followed(entry: string): Stats | null {
   if (real === null) return null;
   const stats = lookAt(real, entry, entry);
   return stats && !('state' in stats) ? stats : null;
-}
-
-/**
- * The basis of a location read beside a found one (Kilo's state folder beside its data folder, a
- * custom storage path an editor's settings name): the same home, or else the same owner.
- */
-export function besideBasis(basis: LocationBasis, found: Extract<Located, { state: 'found' }>): LocationBasis {
-  return 'home' in basis ? basis : { owner: found.owner, of: `the owner of ${found.path}` };
 }

@@ -1,7 +1,8 @@
 import { chmodSync, lchownSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { basisOf, besideBasis, homeOwner, locate, type Located } from '../../src/safety/locations.js';
+import { basisOf, besideBasis } from '../../src/safety/location-basis.js';
+import { homeOwner, locate, type Located } from '../../src/safety/locations.js';
 import { put } from '../helpers/fs-fixtures.js';
 import { tempDir } from '../helpers/temp.js';
 import { addUsers, giveTo, type RealUser } from '../helpers/users.js';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import { basisOf, locate, type Located } from '../../safety/locations.js';
+import { locate, type Located } from '../../safety/locations.js';
+import { basisOf } from '../../safety/location-basis.js';
 import type { Owner } from '../../safety/owner.js';
 import {
   editorDirs,

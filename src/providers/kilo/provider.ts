@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { besideBasis, locate } from '../../safety/locations.js';
+import { locate } from '../../safety/locations.js';
+import { besideBasis } from '../../safety/location-basis.js';
 import type { Owner } from '../../safety/owner.js';
 import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
@@ -114,7 +115,7 @@ async function gatherLocation(
     try {
       const files = await databaseFiles(location.dataDir, location.extraDatabase);
       // A database that is a link to another user's file is no record of this home's (rule 20).
-      const beside = besideBasis(location.basis, { state: 'found', path: location.dataDir, owner: homeOwner });
+      const beside = besideBasis(location.basis, { path: location.dataDir, owner: homeOwner });
       for (const file of files) {
         const database = locate(file, beside, 'file');
         if (database.state === 'refused') throw new Error(database.detail);

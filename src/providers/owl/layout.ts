@@ -2,7 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { lstatOrNull } from '../../safety/fs.js';
-import { basisOf, homeOwner, type LocationBasis } from '../../safety/locations.js';
+import { homeOwner } from '../../safety/locations.js';
+import { basisOf, type LocationBasis } from '../../safety/location-basis.js';
 
 /** Where one Coding Owl installation keeps its things. */
 export interface OwlLocation {

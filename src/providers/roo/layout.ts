@@ -1,5 +1,5 @@
 import type { GatherContext } from '../../core/types.js';
-import type { LocationBasis } from '../../safety/locations.js';
+import type { LocationBasis } from '../../safety/location-basis.js';
 import type { Owner } from '../../safety/owner.js';
 import {
   editorDirs,

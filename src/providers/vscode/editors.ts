@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
-import { basisOf, besideBasis, locate, type LocationBasis } from '../../safety/locations.js';
+import { locate } from '../../safety/locations.js';
+import { basisOf, besideBasis, type LocationBasis } from '../../safety/location-basis.js';
 import type { Owner } from '../../safety/owner.js';
 
 /**
