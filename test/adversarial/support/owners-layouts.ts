@@ -33,12 +33,12 @@ export interface Layout {
   build(home: string, options: { live: boolean }): string[];
 }
 
-const CLINE = 'saoudrizwan.claude-dev';
-const ROO = 'RooVeterinaryInc.roo-cline';
-const KILO = 'kilocode.kilo-code';
+export const CLINE = 'saoudrizwan.claude-dev';
+export const ROO = 'RooVeterinaryInc.roo-cline';
+export const KILO = 'kilocode.kilo-code';
 
 /** `.watchfire`: a registry without the project, and a session home of it in codex-home/. */
-function watchfire(home: string): string[] {
+export function watchfire(home: string): string[] {
   const root = path.join(home, '.watchfire');
   put(path.join(root, 'projects.yaml'), 'version: 1\nprojects: []\n');
   const session = path.join(root, 'codex-home', sessionName({ projectName: 'Old Project', mode: 'chat' }));
@@ -51,7 +51,7 @@ function watchfire(home: string): string[] {
 }
 
 /** Kilo's data folder: a checkpoint repository of a worktree that `kilo worktree remove` took. */
-function kilo(home: string): string[] {
+export function kilo(home: string): string[] {
   const { data } = kiloPaths(home);
   mkdirSync(path.join(home, '.local', 'state', 'kilo'), { recursive: true });
   const repo = makeKiloRepo(path.join(home, 'src', 'shop'));
@@ -84,7 +84,7 @@ function owl(home: string): string[] {
  * A merged, clean, idle worktree of an agent tool under `folder`, holding the only copy of an
  * ignored `.env.local` (ignored files are no work to keep, by rule 8).
  */
-function toolWorktree(home: string, folder: string): string[] {
+export function toolWorktree(home: string, folder: string): string[] {
   const repo = makeRepo(path.join(home, 'src', 'app'));
   put(path.join(repo, '.gitignore'), '*.log\n.env.local\n');
   sh(repo, 'commit', '-q', '-am', 'ignore local settings');
@@ -107,8 +107,8 @@ function stateDb(userData: string, extension: string, tasks: Array<[string, stri
   writeStateDb(file, { [extension]: { taskHistory: items } });
 }
 
-/** Cline's workspace repository of one task in `storage`; `names` is the state database that names the task, if any. */
-function cline(home: string, storage: string, userData: string | null, live: boolean): string[] {
+/** Cline's workspace repository of one task in `storage`, and the product's state database naming it when `live`. */
+export function cline(home: string, storage: string, userData: string | null, live: boolean): string[] {
   const workspace = path.join(home, 'projects', 'site');
   const task = '1790000000801';
   const repo = makeShadowRepo(path.join(storage, 'checkpoints', hashWorkingDir(workspace)), {
@@ -123,7 +123,7 @@ function cline(home: string, storage: string, userData: string | null, live: boo
 }
 
 /** A Roo Code (or old Kilo Code) task's checkpoint repository `tasks/<id>/checkpoints` in `storage`. */
-function roo(home: string, storage: string, userData: string, extension: string, live: boolean): string[] {
+export function roo(home: string, storage: string, userData: string, extension: string, live: boolean): string[] {
   const workspace = path.join(home, 'projects', 'site');
   const task = '0199a000-0000-7000-8000-000000000811';
   const repo = makeShadowRepo(path.join(storage, 'tasks', task, 'checkpoints'), {
@@ -138,8 +138,8 @@ function roo(home: string, storage: string, userData: string, extension: string,
   return [repo];
 }
 
-const code = (home: string) => path.join(home, '.config', 'Code');
-const storageOf = (userData: string, extension: string, profile?: string) =>
+export const code = (home: string) => path.join(home, '.config', 'Code');
+export const storageOf = (userData: string, extension: string, profile?: string) =>
   path.join(userData, 'User', ...(profile ? ['profiles', profile] : []), 'globalStorage', extension.toLowerCase());
 
 /** A profile's storage, whose history the default profile's state database keeps. */
