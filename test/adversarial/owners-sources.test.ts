@@ -10,7 +10,7 @@ import { addUsers, giveTo, type RealUser } from '../helpers/users.js';
 import { makeKiloDb, makeRepo as makeKiloRepo, projectIdOf } from '../kilo/fixtures.js';
 import { addJob, addProject, createOwlDb } from '../owl/owl-db.js';
 import { writeStateDb } from '../vscode/fixtures.js';
-import { addWorktree, makeRepo } from '../worktrees/git-fixtures.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../worktrees/git-fixtures.js';
 import { code, KILO, kilo, ROO, roo, storageOf, toolWorktree, watchfire } from './support/owners-layouts.js';
 import { type Machine, machine, passOver, plant } from './support/owners-machine.js';
 
@@ -249,5 +249,35 @@ describe.runIf(isRoot)("the other places a provider reads, behind a link into an
     const second = await passOver(m, 'roo');
     expect(second.report.providers.filter((root) => !root.ok)).toEqual([]);
     expect(itemAt(second.report, repo as string)).toMatchObject({ verdict: 'deleted' });
+  });
+
+  it("git over a worktree in root's folder, reached through A's link, runs as A: A's filter never runs as root", async () => {
+    const [a] = users;
+    const m = machine();
+    const uids = path.join(m.dir, 'filter-uids');
+    writeFileSync(uids, '');
+    chmodSync(uids, 0o666);
+    const repo = makeRepo(path.join(m.homeA, 'src', 'app'));
+    sh(repo, 'config', 'filter.spy.clean', `sh -c 'id -u >> ${uids}; cat'`);
+    put(path.join(repo, '.gitattributes'), '* filter=spy\n');
+    sh(repo, 'add', '.gitattributes');
+    sh(repo, 'commit', '-q', '-m', 'attributes');
+    const worktree = addWorktree(repo, path.join(m.homeA, '.codex', 'worktrees', 'ab12', 'app'), 'codex/spied');
+    commitFile(worktree, 'notes.txt', 'notes\n');
+    commitFile(worktree, 'flagged.txt', 'flagged\n');
+    sh(worktree, 'update-index', '--assume-unchanged', 'flagged.txt');
+    put(path.join(worktree, 'flagged.txt'), 'edited while flagged\n');
+    plant(path.join(m.homeA, '.codex'), path.join(m.srv, '.codex'), true);
+    settle(m);
+    writeFileSync(uids, '');
+
+    const { report } = await passOver(m, 'worktrees', { reportOnly: true });
+
+    const ran = readFileSync(uids, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(ran.length).toBeGreaterThan(0);
+    expect(new Set(ran)).toEqual(new Set([String(a.uid)]));
+    expect(itemAt(report, worktree)).toMatchObject({ verdict: 'unfinished', reason: 'uncommitted-changes' });
   });
 });

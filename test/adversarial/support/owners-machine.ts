@@ -64,12 +64,13 @@ export const FOREIGN_ENV: NodeJS.ProcessEnv = {
 export function passOver(
   m: Machine,
   provider: ProviderName,
-  options: { homes?: string[]; config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+  options: { homes?: string[]; config?: Record<string, unknown>; env?: NodeJS.ProcessEnv; reportOnly?: boolean } = {},
 ): Promise<PassResult> {
   return pass({
     dir: m.runDir,
     config: { homes: options.homes ?? [m.homeA], minAge: '1h', ...options.config },
     only: [provider],
+    reportOnly: options.reportOnly ?? false,
     env: { ...FOREIGN_ENV, ...options.env },
   });
 }
