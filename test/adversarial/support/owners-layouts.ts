@@ -33,7 +33,7 @@ export interface Layout {
   build(home: string, options: { live: boolean }): string[];
 }
 
-export const CLINE = 'saoudrizwan.claude-dev';
+const CLINE = 'saoudrizwan.claude-dev';
 export const ROO = 'RooVeterinaryInc.roo-cline';
 export const KILO = 'kilocode.kilo-code';
 
@@ -108,7 +108,7 @@ function stateDb(userData: string, extension: string, tasks: Array<[string, stri
 }
 
 /** Cline's workspace repository of one task in `storage`, and the product's state database naming it when `live`. */
-export function cline(home: string, storage: string, userData: string | null, live: boolean): string[] {
+function cline(home: string, storage: string, userData: string | null, live: boolean): string[] {
   const workspace = path.join(home, 'projects', 'site');
   const task = '1790000000801';
   const repo = makeShadowRepo(path.join(storage, 'checkpoints', hashWorkingDir(workspace)), {

@@ -48,7 +48,7 @@ export function plant(at: string, to: string, move: boolean): string {
 }
 
 /** The environment of a pass whose user owns none of the homes: no variable of its own applies. */
-export const FOREIGN_ENV: NodeJS.ProcessEnv = {
+const FOREIGN_ENV: NodeJS.ProcessEnv = {
   HOME: '/nonexistent-home',
   XDG_CONFIG_HOME: '',
   XDG_DATA_HOME: '',
