@@ -22,33 +22,29 @@ export const kiloProvider: Provider = {
     return kiloLocations(ctx).map((location) => ({ owner: 'kilo', folder: snapshotRoot(location.dataDir) }));
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
-    const roots: RootStatus[] = [];
-    const placed: Array<{ location: KiloLocation; owner: Owner } | { refused: RootStatus }> = [];
-    for (const location of kiloLocations(ctx)) {
+    const placed = kiloLocations(ctx).flatMap((location) => {
       const found = locateInstall(location);
-      if (found === null) continue;
-      placed.push('status' in found ? { refused: found.status } : { location, owner: found.owner });
-    }
-    const locations = placed.flatMap((entry) => ('location' in entry ? [entry] : []));
+      return found === null ? [] : [{ location, found }];
+    });
     // Each owner repository is read once per pass, for every data folder whose repositories it owns.
     const owners = new OwnerRepos();
     // Data folders side by side: each waits mostly on git reading its owner repositories.
-    const gathered = await mapLimit(locations, LOCATIONS_AT_ONCE, ({ location, owner }) =>
-      gatherLocation(location, owner, ctx, owners),
+    const gathered = await mapLimit(placed, LOCATIONS_AT_ONCE, async ({ location, found }) =>
+      'status' in found ? null : gatherLocation(location, found.owner, ctx, owners),
     );
+    const roots: RootStatus[] = [];
     const candidates: Candidate[] = [];
     // In the locations' order, so that a leftover two data folders lead to is always spoken of by the first.
     const seenLeftovers = new Set<string>();
-    let next = 0;
-    for (const entry of placed) {
-      if ('refused' in entry) {
-        roots.push(entry.refused);
+    for (const [k, { found }] of placed.entries()) {
+      if ('status' in found) {
+        roots.push(found.status);
         continue;
       }
-      const location = gathered[next++] as Awaited<ReturnType<typeof gatherLocation>>;
+      const location = gathered[k] as Awaited<ReturnType<typeof gatherLocation>>;
       roots.push(location.root);
       candidates.push(...location.candidates);
-      const leftovers = await kiloDeleteLeftovers(location.leftoverOwners, seenLeftovers, entry.owner);
+      const leftovers = await kiloDeleteLeftovers(location.leftoverOwners, seenLeftovers, found.owner);
       roots.push(...leftovers.refused);
       candidates.push(...leftovers.candidates);
     }

@@ -62,9 +62,9 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
   const { homeOwner } = placed;
   const worktreesDir = owlWorktrees(location);
   // Quarantines first: they were proven dead when made, whatever owl.db says now (rule 11).
-  const found: Candidate[] = [];
+  const candidates: Candidate[] = [];
   for (const dir of [worktreesDir, owlWorktreeConfigs(location)]) {
-    for (const leftover of await findQuarantines(dir)) found.push(quarantineCandidate(leftover, dir));
+    for (const leftover of await findQuarantines(dir)) candidates.push(quarantineCandidate(leftover, dir));
   }
   const folderPaths = await listFolders(worktreesDir);
 
@@ -75,7 +75,7 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
     const error = errorMessage(err);
     ctx.log.warn({ data: location.data, error }, 'owl.db unreadable; failing closed');
     for (const folder of folderPaths) {
-      found.push({
+      candidates.push({
         provider: 'owl',
         kind: 'worktree',
         path: folder,
@@ -87,7 +87,10 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
         },
       });
     }
-    return { roots: [{ provider: 'owl', root: location.data, ok: false, error }], candidates: owned(found, homeOwner) };
+    return {
+      roots: [{ provider: 'owl', root: location.data, ok: false, error }],
+      candidates: owned(candidates, homeOwner),
+    };
   }
 
   const section = ctx.config.providers.owl;
@@ -112,21 +115,21 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
     undefined,
     () => homeOwner,
   );
-  for (const worktree of examined) evidence.set(worktree.path, worktree);
+  for (const found of examined) evidence.set(found.path, found);
 
   for (const folder of folders) {
-    const worktree = evidence.get(folder.path);
+    const found = evidence.get(folder.path);
     // The walk the safety engine makes of the folder anyway, shared through the pass's cache.
-    const nested = worktree?.state === 'linked' ? scanNested(worktree.link.path, ctx.measure) : null;
-    found.push(folderCandidate(folder, worktreesDir, location, rule, worktree, nested));
+    const nested = found?.state === 'linked' ? scanNested(found.link.path, ctx.measure) : null;
+    candidates.push(folderCandidate(folder, worktreesDir, location, rule, found, nested));
   }
-  found.push(...jobFindings(folders, state, rule, worktreesDir));
-  found.push(...(await orphanConfigCandidates(location, folders, state)));
+  candidates.push(...jobFindings(folders, state, rule, worktreesDir));
+  candidates.push(...(await orphanConfigCandidates(location, folders, state)));
   const admin = await adminEntryCandidates(location, state, [...evidence.values()], ctx, homeOwner);
-  found.push(...admin.candidates);
+  candidates.push(...admin.candidates);
   return {
     roots: [{ provider: 'owl', root: location.data, ok: true }, ...admin.refused],
-    candidates: owned(found, homeOwner),
+    candidates: owned(candidates, homeOwner),
   };
 }
 
