@@ -49,8 +49,8 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
       .filter((set) => set.enabled)
       .flatMap((set) => set.roots.map((text) => lookUpRoot(set, text, state, ctx))),
   );
-  for (const { set, fromState, unreadable, folders } of lookedUp) {
-    for (const problem of unreadable)
+  for (const { set, fromState, problems: notRead, folders } of lookedUp) {
+    for (const problem of notRead)
       problems.set(problem.file, { provider: 'worktrees', root: problem.file, ok: false, error: problem.error });
     for (const { root, owner: homeOwner } of folders) {
       const key = `${set.name}\0${root}`;
@@ -83,7 +83,7 @@ interface RootLookup {
    * State files that could not be read, so this root's folders could not all be known, and the
    * fixed parts and folders not followed because a link on the way leads to another user's files.
    */
-  unreadable: { file: string; error: string }[];
+  problems: { file: string; error: string }[];
   /** The folders of worktrees the root names, in order, each with its owner. */
   folders: Array<{ root: string; owner: Owner }>;
 }
@@ -95,14 +95,14 @@ interface RootLookup {
  */
 async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: GatherContext): Promise<RootLookup> {
   const start = parseRoot(text);
-  if (start.kind === 'invalid') return { set, fromState: false, unreadable: [], folders: [] };
+  if (start.kind === 'invalid') return { set, fromState: false, problems: [], folders: [] };
   let bases: RootBase[] | null = staticBases(start, ctx);
   // A root a user's state names is taken as it is on disk: no link of theirs is followed.
   const fromState = bases === null;
-  const unreadable: RootLookup['unreadable'] = [];
+  const problems: RootLookup['problems'] = [];
   if (bases === null && start.kind === 'anchor') {
     const read = await state.bases(start);
-    unreadable.push(...read.problems);
+    problems.push(...read.problems);
     bases = read.bases;
   }
   const folders: RootLookup['folders'] = [];
@@ -110,16 +110,16 @@ async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ct
     const whose = (folder: string) => basis ?? basisOf(folder, ctx.homes);
     const fixed = path.join(base, fixedPart(rest));
     const located = locate(fixed, whose(fixed));
-    if (located.state === 'refused') unreadable.push({ file: fixed, error: located.detail });
+    if (located.state === 'refused') problems.push({ file: fixed, error: located.detail });
     if (located.state !== 'found') continue;
     for (const root of await expandUnder(base, rest)) {
       const each = root === fixed ? located : locate(root, whose(root));
-      if (each.state === 'refused') unreadable.push({ file: root, error: each.detail });
+      if (each.state === 'refused') problems.push({ file: root, error: each.detail });
       else if (each.state === 'found' && (await isFolderOfWorktrees(root, !fromState)))
         folders.push({ root, owner: each.owner });
     }
   }
-  return { set, fromState, unreadable, folders };
+  return { set, fromState, problems, folders };
 }
 
 /** The components of a root's glob before its first pattern: the fixed part below its base. */
