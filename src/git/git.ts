@@ -1,16 +1,13 @@
-import { decodeBytes, encodeText, escapeBytes } from '../safety/names.js';
+import { encodeText, escapeBytes } from '../safety/names.js';
 import type { Owner } from '../safety/owner.js';
-import { runWithDescriptors } from './descriptors.js';
+import { GitError, type GitResult, lastLine, type RawAnswer, settle } from './answer.js';
+import { runOwnGit } from './child.js';
 import { type HandoverPlan, HandoverRefused, handOver, NeedsDescriptors, planHandover } from './handover.js';
-import { DEFAULT_SILENCE_LIMIT_MS } from './settings.js';
+import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment } from './settings.js';
+import type { Supervision } from './supervise.js';
 
+export { GitError, type GitResult, IncompleteAnswer, lastLine } from './answer.js';
 export { gitEnvironment } from './settings.js';
-
-export interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 export interface GitOptions {
   cwd?: string;
@@ -18,89 +15,71 @@ export interface GitOptions {
   owner?: Owner | null;
   /** git is killed after this long without printing anything. */
   timeoutMs?: number;
+  /** Aborting kills the git still running; a run asked for once aborted never starts. */
+  abort?: AbortSignal;
   env?: NodeJS.ProcessEnv;
   /** Written to git's standard input (`--stdin` commands), names' bytes kept (src/safety/names.ts). */
   input?: string;
 }
 
-export class GitError extends Error {
-  override name = 'GitError';
-  constructor(
-    message: string,
-    readonly result: GitResult | null,
-  ) {
-    super(message);
-  }
-}
-
 /**
- * Runs git and answers its exit code and output; never throws for a non-zero exit. Throws a
- * GitError when git could not be run: refused arguments, no git, killed by its time limit.
+ * Runs git and answers its exit code and output as a value; never throws for a non-zero exit.
+ * Throws a GitError when git gave no answer: refused arguments, no git, killed at its time limit,
+ * or (IncompleteAnswer) git said it could not read part of what it was asked (rule 22).
+ * simple-git makes the run (runner.ts), but for the two kinds it cannot carry: paths that must
+ * reach git as descriptors, and standard input (child.ts).
  */
 export async function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const shown = `git ${args.map(escapeBytes).join(' ')}`;
   const owner = options.owner ?? null;
-  const silenceLimitMs = options.timeoutMs ?? DEFAULT_SILENCE_LIMIT_MS;
+  const supervision: Supervision = {
+    silenceLimitMs: options.timeoutMs ?? DEFAULT_SILENCE_LIMIT_MS,
+    ...(options.abort ? { abort: options.abort } : {}),
+  };
+  let answer: RawAnswer;
+  try {
+    answer = await run(args, options, owner, supervision);
+  } catch (err) {
+    if (err instanceof GitError) throw err;
+    throw new GitError(`${shown}: ${lastLine((err as Error).message)}`, null);
+  }
+  return settle(shown, answer);
+}
+
+async function run(
+  args: readonly string[],
+  options: GitOptions,
+  owner: Owner | null,
+  supervision: Supervision,
+): Promise<RawAnswer> {
+  const own = () =>
+    runOwnGit(args, {
+      cwd: options.cwd,
+      owner,
+      supervision,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.input !== undefined ? { input: encodeText(options.input) } : {}),
+    });
+  if (options.input !== undefined) return own();
   let plan: HandoverPlan;
   try {
     plan = planHandover(args, options.cwd);
   } catch (err) {
-    if (err instanceof NeedsDescriptors) return viaDescriptors(shown, args, options, owner, silenceLimitMs);
+    if (err instanceof NeedsDescriptors) return own();
     if (err instanceof HandoverRefused) throw new GitError(err.message, null);
     throw err;
   }
-  const { createGit, GitAnswer, GitPluginError, gitFor } = await import('./runner.js');
-  // A run with input or variables of its own is the only one of its kind: it gets an instance of
-  // its own, built the same way.
-  const instance =
-    options.input !== undefined || options.env !== undefined
-      ? createGit({
-          owner,
-          silenceLimitMs,
-          ...(options.env ? { env: options.env } : {}),
-          ...(options.input !== undefined ? { input: encodeText(options.input) } : {}),
-        })
-      : gitFor(owner, silenceLimitMs);
+  const { runThroughSimpleGit } = await import('./runner.js');
   const place = handOver(plan);
   try {
-    // Every run rejects (runner.ts): with git's answer, or with why there is none.
-    await instance.cwd({ path: place.cwd, root: false }, () => {}).raw(plan.args);
-    throw new GitError(`${shown}: simple-git answered without git's output`, null);
-  } catch (err) {
-    if (err instanceof GitAnswer)
-      return {
-        code: err.code,
-        // Paths git prints keep their bytes (src/safety/names.ts).
-        stdout: decodeBytes(err.stdout),
-        stderr: decodeBytes(err.stderr),
-      };
-    if (err instanceof GitError) throw err;
-    const why = err instanceof GitPluginError ? `${err.plugin ?? 'stopped'}: ${err.message}` : (err as Error).message;
-    throw new GitError(`${shown}: ${lastLine(why)}`, null);
+    return await runThroughSimpleGit(plan.args, {
+      cwd: place.cwd,
+      owner,
+      env: gitEnvironment(options.env),
+      supervision,
+    });
   } finally {
     place.release();
-  }
-}
-
-/** The run descriptors.ts makes, for the one kind of path simple-git cannot carry. */
-async function viaDescriptors(
-  shown: string,
-  args: readonly string[],
-  options: GitOptions,
-  owner: Owner | null,
-  timeoutMs: number,
-): Promise<GitResult> {
-  try {
-    const answer = await runWithDescriptors(args, {
-      cwd: options.cwd,
-      owner,
-      timeoutMs,
-      ...(options.env ? { env: options.env } : {}),
-      ...(options.input !== undefined ? { input: encodeText(options.input) } : {}),
-    });
-    return { code: answer.code, stdout: decodeBytes(answer.stdout), stderr: decodeBytes(answer.stderr) };
-  } catch (err) {
-    throw new GitError(`${shown}: ${(err as Error).message}`, null);
   }
 }
 
@@ -112,9 +91,4 @@ export async function git(args: readonly string[], options: GitOptions = {}): Pr
     throw new GitError(`git ${args.join(' ')} failed (${result.code}): ${message}`, result);
   }
   return result.stdout;
-}
-
-/** git's last line on stderr: its `fatal:` or `error:` message. */
-export function lastLine(stderr: string): string {
-  return stderr.trim().split('\n').pop() ?? '';
 }

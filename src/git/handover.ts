@@ -11,7 +11,7 @@ import { escapeBytes } from '../safety/names.js';
  * closed), so a path argument becomes relative to a working directory handed over like that:
  * a lone absolute path becomes `./<name>` inside its folder when no working directory was asked
  * for, and a leading `-C <path>` becomes the working directory itself. Other absolute paths are given as
- * descriptors git inherits (descriptors.ts); a relative path that is not UTF-8 is refused.
+ * descriptors git inherits (child.ts); a relative path that is not UTF-8 is refused.
  */
 export interface HandoverPlan {
   /** git's arguments, every one UTF-8. */
@@ -26,7 +26,7 @@ export class HandoverRefused extends Error {
   override name = 'HandoverRefused';
 }
 
-/** The arguments cannot be given as UTF-8, but each one that is not is an absolute path (descriptors.ts). */
+/** The arguments cannot be given as UTF-8, but each one that is not is an absolute path (child.ts). */
 export class NeedsDescriptors extends Error {
   override name = 'NeedsDescriptors';
 }

@@ -1,7 +1,7 @@
 import { scrubGitEnvironment } from './environment.js';
 
 // What every git run shares, whichever way it is started: simple-git (runner.ts, loaded with the
-// first run through it) or a child of our own (descriptors.ts, each.ts).
+// first run through it) or a child of this project's own (child.ts).
 
 /** A repository's own config must never make git run a program of its choosing on our behalf. */
 export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null'];
@@ -54,3 +54,16 @@ const SET_BY_US: Readonly<Record<string, string>> = {
 
 /** The variables gitEnvironment sets on every run, whatever the caller or the pass has. */
 export const VARIABLES_SET: readonly string[] = Object.keys(SET_BY_US);
+
+/**
+ * The variables of git's family a caller may give a run of its own: the identity and the
+ * repository of the demo's sandboxes. simple-git refuses a run with any other (runner.ts).
+ */
+export const CALLER_VARIABLES: readonly string[] = [
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+];

@@ -1,16 +1,15 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { GitPluginError } from 'simple-git';
 import { describe, expect, it } from 'vitest';
-import { GitError, runGit } from '../../src/git/git.js';
-import { runWithDescriptors } from '../../src/git/descriptors.js';
-import { runGitInEach } from '../../src/git/each.js';
-import { createGit } from '../../src/git/runner.js';
+import { EACH, runGitInEach } from '../../src/git/each.js';
+import { GitError, type GitResult, IncompleteAnswer, runGit } from '../../src/git/git.js';
 import { STOP_GRACE_MS } from '../../src/git/stop.js';
 import { decodeBytes, encodeText } from '../../src/safety/names.js';
 import { bytesPath, gitBytes, latin1, mkdirBytes, spelled } from '../helpers/bytes.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';
+import { UNREAD_WARNINGS } from '../helpers/unread-warnings.js';
 
 /**
  * Faults injected where git is started: a `git` of our own first on PATH. It does what
@@ -23,7 +22,8 @@ function fakeGit(): { path: string; pidFile: string } {
   writeFileSync(
     path.join(bin, 'git'),
     `#!/bin/sh
-echo $$ > '${pidFile}'
+# Run as another user, it may not write there: that is not what a test looks at.
+{ echo $$ > '${pidFile}'; } 2>/dev/null
 case "$FAKE_GIT_MODE" in
   hang) exec sleep 600 ;;
   deaf) trap '' INT; exec sleep 600 ;;
@@ -32,6 +32,7 @@ case "$FAKE_GIT_MODE" in
   bursts) ( sleep 0.3; for k in 0 1 2 3; do seq $((k * 75000 + 1)) $((k * 75000 + 75000)); sleep 0.05; done ) & exit 0 ;;
   bytes) printf '1 .M N... 100644 100644 100644 0 0 caf\\351.txt\\000? d\\351j\\340/\\377\\376\\000'; printf 'warning: caf\\351\\n' >&2 ;;
   fail) echo 'fatal: not today' >&2; exit 3 ;;
+  warn) echo 'the answer'; printf '%s\n' "$FAKE_GIT_WARNING" >&2 ;;
   silent-fail) exit 5 ;;
   argv) printf '%s\\n' "$@"; echo ---; env; echo ---; id -u; id -g; pwd -P ;;
 esac
@@ -63,17 +64,13 @@ function expectScrubbed(env: string, leaked: RegExp): void {
   expect(variables.filter((line) => leaked.test(line))).toEqual([]);
 }
 
-/** Starts `git status` on a fake git in `mode` through an instance with an abort signal, and aborts it once git runs. */
+/** Starts `git status` on a fake git in `mode` with an abort signal, and aborts it once git runs. */
 async function abortedRun(mode: string) {
   const fake = fakeGit();
   const controller = new AbortController();
-  const git = createGit({
-    owner: null,
-    silenceLimitMs: 60_000,
-    abort: controller.signal,
-    env: { PATH: fake.path, FAKE_GIT_MODE: mode },
-  });
-  const outcome = git.raw(['status']).then(
+  const env = { PATH: fake.path, FAKE_GIT_MODE: mode };
+  const again = () => runGit(['status'], { env, timeoutMs: 60_000, abort: controller.signal });
+  const outcome = again().then(
     () => null,
     (err: unknown) => err,
   );
@@ -82,7 +79,7 @@ async function abortedRun(mode: string) {
   const pid = pidOf(fake.pidFile);
   expect(gone(pid)).toBe(false);
   controller.abort();
-  return { fake, git, pid, err: await outcome };
+  return { fake, again, pid, err: await outcome };
 }
 
 describe('the git runner against a git that misbehaves', () => {
@@ -126,13 +123,13 @@ describe('the git runner against a git that misbehaves', () => {
   });
 
   it('kills a running git on abort, and starts none once aborted', async () => {
-    const { fake, git, pid, err } = await abortedRun('hang');
-    expect(err).toBeInstanceOf(GitPluginError);
-    expect((err as GitPluginError).plugin).toBe('abort');
+    const { fake, again, pid, err } = await abortedRun('hang');
+    expect(err).toBeInstanceOf(GitError);
+    expect((err as GitError).message).toMatch(/aborted/);
     expect(gone(pid)).toBe(true);
 
     writeFileSync(fake.pidFile, '');
-    await expect(git.raw(['status'])).rejects.toThrow(/Abort already signaled/);
+    await expect(again()).rejects.toThrow(/aborted/);
     expect(readFileSync(fake.pidFile, 'utf8')).toBe('');
   });
 
@@ -195,7 +192,7 @@ describe('git in many folders from one shell (src/git/each.ts) against a git tha
     const folders = [tempDir('aj-each-a-'), tempDir('aj-each-b-')];
     const started = Date.now();
     const answers = await withProcessEnv({ PATH: fake.path, FAKE_GIT_MODE: 'deaf' }, () =>
-      runGitInEach(folders, ['log'], { silenceLimitMs: 300 }),
+      runGitInEach(folders, ['-C', EACH, 'log'], { silenceLimitMs: 300 }),
     );
     expect(answers).toEqual([null, null]);
     const pid = pidOf(fake.pidFile);
@@ -216,25 +213,29 @@ describe('git in many folders from one shell (src/git/each.ts) against a git tha
         GIT_WORK_TREE: '/elsewhere',
         LC_ALL: 'de_DE',
       },
-      () => runGitInEach(folders, ['log', '--all']),
+      () => runGitInEach(folders, ['-C', EACH, 'log', '--all']),
     );
     for (const [k, answer] of answers.entries()) {
-      expect(answer?.code).toBe(0);
-      const [argv, env] = (answer?.stdout.toString() ?? '').split('---\n') as [string, string];
+      const result = answer as GitResult;
+      expect(result.code).toBe(0);
+      const [argv, env] = result.stdout.split('---\n') as [string, string];
       expect(argv.split('\n')).toEqual([...SAFE_ARGUMENTS, '-C', folders[k], 'log', '--all', '']);
       expectScrubbed(env, /^GIT_(DIR|WORK_TREE)=/);
     }
     const failed = await withProcessEnv({ PATH: fake.path, FAKE_GIT_MODE: 'fail' }, () =>
-      runGitInEach(folders, ['log']),
+      runGitInEach(folders, ['-C', EACH, 'log']),
     );
-    expect(failed.map((answer) => answer?.code)).toEqual([3, 3]);
+    expect(failed).toEqual([
+      { code: 3, stdout: '', stderr: 'fatal: not today\n' },
+      { code: 3, stdout: '', stderr: 'fatal: not today\n' },
+    ]);
   });
 });
 
 describe('the git runner with a git that ignores SIGINT', () => {
   it('kills it on abort', async () => {
     const { pid, err } = await abortedRun('deaf');
-    expect((err as GitPluginError).plugin).toBe('abort');
+    expect((err as GitError).message).toMatch(/aborted/);
     expect(gone(pid)).toBe(true);
   });
 });
@@ -255,9 +256,11 @@ describe('the git runner stops git with SIGINT first, so git removes the lock fi
     expect(await lockLeftBy((env) => runGit(['status'], { env, timeoutMs: 300 }))).toBe(false);
   });
 
-  it('in the one run kept outside simple-git', async () => {
+  it('in the runs this project starts itself (standard input, descriptors)', async () => {
+    expect(await lockLeftBy((env) => runGit(['status'], { env, timeoutMs: 300, input: '' }))).toBe(false);
+    const folder = mkdirBytes(bytesPath(tempDir('aj-fake-bytes-'), latin1('caf\xe9')));
     expect(
-      await lockLeftBy((env) => runWithDescriptors(['status'], { cwd: undefined, owner: null, timeoutMs: 300, env })),
+      await lockLeftBy((env) => runGit(['-C', '/', 'worktree', 'remove', spelled(folder)], { env, timeoutMs: 300 })),
     ).toBe(false);
   });
 });
@@ -293,3 +296,54 @@ function existsPid(file: string): boolean {
     return false;
   }
 }
+
+describe('a pass killed with its process group leaves no git of a shell batch behind', () => {
+  it('the shell, in a group of its own, and the git it waits on die with the pass', async () => {
+    const fake = fakeGit();
+    const folder = tempDir('aj-each-killed-');
+    // A pass of its own (the built modules), started in a group of its own as systemd or a test starts it.
+    const each = new URL('../../dist/git/each.js', import.meta.url).href;
+    const pass = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { EACH, runGitInEach } from '${each}'; await runGitInEach(['${folder}'], ['-C', EACH, 'log']);`,
+      ],
+      { env: { ...process.env, PATH: fake.path, FAKE_GIT_MODE: 'hang' }, stdio: 'ignore', detached: true },
+    );
+    for (let k = 0; k < 200 && !existsPid(fake.pidFile); k += 1) await new Promise((r) => setTimeout(r, 50));
+    const git = pidOf(fake.pidFile);
+    const shell = Number(readFileSync(`/proc/${git}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+    expect(gone(git)).toBe(false);
+    expect(gone(shell)).toBe(false);
+
+    process.kill(-(pass.pid as number), 'SIGKILL');
+
+    for (let k = 0; k < 100 && !(gone(git) && gone(shell)); k += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(gone(shell)).toBe(true);
+    expect(gone(git)).toBe(true);
+  });
+});
+
+describe('a git that exits 0 but warns that it could not read part of what it was asked (rule 22)', () => {
+  it.each(UNREAD_WARNINGS)('gives no answer, however it was started: %s', async (warning) => {
+    const fake = fakeGit();
+    const env = { PATH: fake.path, FAKE_GIT_MODE: 'warn', FAKE_GIT_WARNING: warning };
+    await expect(runGit(['status'], { env })).rejects.toThrow(IncompleteAnswer);
+    await expect(runGit(['hash-object', '--stdin-paths'], { env, input: 'a\n' })).rejects.toThrow(IncompleteAnswer);
+    const folders = [tempDir('aj-each-a-'), tempDir('aj-each-b-')];
+    const answers = await withProcessEnv(env, () => runGitInEach(folders, ['-C', EACH, 'log']));
+    for (const answer of answers) expect(answer).toBeInstanceOf(IncompleteAnswer);
+  });
+
+  it('answers as usual when what it warns of is something else', async () => {
+    const fake = fakeGit();
+    const env = { PATH: fake.path, FAKE_GIT_MODE: 'warn', FAKE_GIT_WARNING: 'hint: a hint' };
+    await expect(runGit(['status'], { env })).resolves.toEqual({
+      code: 0,
+      stdout: 'the answer\n',
+      stderr: 'hint: a hint\n',
+    });
+  });
+});
