@@ -19,6 +19,7 @@ export const REASONS = {
   'mount-point': ['refused'],
   'mount-inside': ['refused'],
   unreadable: ['refused'],
+  'unreadable-content': ['refused'],
   'changed-during-inspection': ['refused'],
   'clock-skew': ['refused'],
   'source-unreadable': ['refused'],

@@ -1,4 +1,5 @@
 import { asError } from '../core/errors.js';
+import { IncompleteAnswer } from '../git/git.js';
 import type { Owner } from '../safety/owner.js';
 import { mapLimit } from '../util/limit.js';
 import { listKeepingRefs, readAncestry, type Ancestry, type HeldRef, type KeepingRef } from './ancestry.js';
@@ -44,7 +45,15 @@ export type HomeOwnerOf = (worktree: string) => Owner | undefined;
 
 export type WorktreeEvidence =
   | { path: string; state: 'unlinked'; problem: LinkProblem; detail: string }
-  | { path: string; state: 'linked'; link: WorktreeLink; git: GitFacts | null; gitError?: string };
+  | {
+      path: string;
+      state: 'linked';
+      link: WorktreeLink;
+      git: GitFacts | null;
+      gitError?: string;
+      /** git said it could not read part of the worktree or its repository: rule 22. */
+      unreadableContent?: boolean;
+    };
 
 /** Reads the link of a worktree and asks git about it. */
 export async function examineWorktree(worktree: string): Promise<WorktreeEvidence> {
@@ -72,7 +81,15 @@ export async function examineWorktrees(
 }
 
 export function withFacts(worktree: string, link: WorktreeLink, facts: GitFacts | Error): WorktreeEvidence {
-  if (facts instanceof Error) return { path: worktree, state: 'linked', link, git: null, gitError: facts.message };
+  if (facts instanceof Error)
+    return {
+      path: worktree,
+      state: 'linked',
+      link,
+      git: null,
+      gitError: facts.message,
+      ...(facts instanceof IncompleteAnswer ? { unreadableContent: true } : {}),
+    };
   return { path: worktree, state: 'linked', link, git: facts };
 }
 

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../core/errors.js';
-import { lastLine, runGit } from '../../git/git.js';
+import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { readRegularFile } from '../../safety/fs.js';
 
 /**
@@ -11,7 +11,7 @@ import { readRegularFile } from '../../safety/fs.js';
 export type RecordedWorktree =
   | { state: 'recorded'; value: string; via: ReadVia }
   | { state: 'unrecorded'; via: ReadVia }
-  | { state: 'unreadable'; problem: string; via: 'git' };
+  | { state: 'unreadable'; problem: string; via: 'git'; incomplete?: boolean };
 
 /** Who answered: this process from the file's text, or a `git config` process. */
 type ReadVia = 'file' | 'git';
@@ -39,7 +39,12 @@ async function askGit(configFile: string): Promise<RecordedWorktree> {
     if (result.code !== 0) return { state: 'unreadable', problem: lastLine(result.stderr), via: 'git' };
     return { state: 'recorded', value: result.stdout.replace(/\n$/, ''), via: 'git' };
   } catch (err) {
-    return { state: 'unreadable', problem: errorMessage(err), via: 'git' };
+    return {
+      state: 'unreadable',
+      problem: errorMessage(err),
+      via: 'git',
+      ...(err instanceof IncompleteAnswer ? { incomplete: true } : {}),
+    };
   }
 }
 

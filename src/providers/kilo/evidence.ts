@@ -28,6 +28,8 @@ export interface RepoEvidence {
   worktree: string | null;
   /** Why the worktree is not known, when it is not. */
   worktreeProblem?: string;
+  /** git said it could not read part of the repository's config: rule 22. */
+  unreadableContent?: string;
   /** Does W exist? `unknown` when lstat itself failed (a permission, say). */
   worktreeExists: 'yes' | 'no' | 'unknown';
   managed: ManagedPlace | null;
@@ -158,6 +160,7 @@ async function readWorktree(evidence: RepoEvidence): Promise<void> {
   }
   if (recorded.state === 'unreadable') {
     evidence.worktreeProblem = `${config} cannot be read: ${recorded.problem}`;
+    if (recorded.incomplete) evidence.unreadableContent = evidence.worktreeProblem;
     return;
   }
   // git reads a relative core.worktree against the git dir.

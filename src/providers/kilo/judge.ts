@@ -26,6 +26,7 @@ function judgeRepoFacts(evidence: RepoEvidence, nowMs: number): OwnerJudgement {
   const { repo, worktree, app } = evidence;
   if (evidence.sourceProblem) return refused('source-unreadable', evidence.sourceProblem);
   if (evidence.readProblem) return refused('evidence-unreadable', evidence.readProblem);
+  if (evidence.unreadableContent) return refused('unreadable-content', evidence.unreadableContent);
   if (worktree === null)
     return refused('worktree-unrecorded', evidence.worktreeProblem ?? `${repo.gitdir} records no worktree`);
   if (sha1hex(worktree) !== repo.name) {
@@ -59,7 +60,11 @@ function judgeRepoFacts(evidence: RepoEvidence, nowMs: number): OwnerJudgement {
       `its worktree ${worktree} is gone, but ${owner?.problem ?? `${evidence.ownerPath} cannot be looked at`} (perhaps an unmounted volume)`,
     );
   }
-  if (owner.state === 'unreadable') return refused('owner-unreadable', owner.problem ?? `${owner.path} cannot be read`);
+  if (owner.state === 'unreadable')
+    return refused(
+      owner.unreadableContent ? 'unreadable-content' : 'owner-unreadable',
+      owner.problem ?? `${owner.path} cannot be read`,
+    );
 
   const spellings = spellingsOf(worktree, owner);
   if (spellings.some((spelling) => owner.gitWorktrees.has(spelling))) {

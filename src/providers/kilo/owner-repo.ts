@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { lastLine, runGit } from '../../git/git.js';
+import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull, readFileOrNull, realpath, type Stats } from '../../safety/fs.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
@@ -11,6 +11,8 @@ export interface OwnerRepoFacts {
   state: 'ok' | 'missing' | 'not-a-repo' | 'unreadable';
   /** Why the state is not ok. */
   problem?: string;
+  /** git said it could not read part of R (its refs, its worktrees' entries): rule 22. */
+  unreadableContent?: boolean;
   canonical: string | null;
   /** The worktree paths `git worktree list --porcelain` names, prunable ones included. */
   gitWorktrees: Set<string>;
@@ -100,7 +102,12 @@ export async function inspectOwnerRepo(repo: string): Promise<OwnerRepoFacts> {
       if (oid && ref) facts.pins.set(ref, oid);
     }
   } catch (err) {
-    return { ...facts, state: 'unreadable', problem: `${repo} cannot be read: ${errorMessage(err)}` };
+    return {
+      ...facts,
+      state: 'unreadable',
+      problem: `${repo} cannot be read: ${errorMessage(err)}`,
+      ...incomplete(err),
+    };
   }
   await readAgentManager(repo, facts);
   return facts;
@@ -139,11 +146,18 @@ export async function recheckOwnerRepo(known: OwnerRepoFacts): Promise<OwnerRepo
     const listed = await listWorktrees(known.path, facts.gitWorktrees);
     if (listed) return { ...facts, state: 'unreadable', problem: listed };
   } catch (err) {
-    return { ...facts, state: 'unreadable', problem: `${known.path} cannot be read: ${errorMessage(err)}` };
+    return {
+      ...facts,
+      state: 'unreadable',
+      problem: `${known.path} cannot be read: ${errorMessage(err)}`,
+      ...incomplete(err),
+    };
   }
   await readAgentManager(known.path, facts);
   return facts;
 }
+
+const incomplete = (err: unknown) => (err instanceof IncompleteAnswer ? { unreadableContent: true } : {});
 
 /** Adds the paths `git worktree list --porcelain -z` names (prunable ones too); answers a problem, or null. */
 async function listWorktrees(repo: string, into: Set<string>): Promise<string | null> {

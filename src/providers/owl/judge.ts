@@ -123,7 +123,7 @@ export function judgeRemovableWorktree(
   if (!evidence.git) {
     return {
       decision: 'refused',
-      reason: 'git-failed',
+      reason: evidence.unreadableContent ? 'unreadable-content' : 'git-failed',
       detail: `${owner}, but git could not examine it: ${evidence.gitError ?? 'no answer'}`,
     };
   }

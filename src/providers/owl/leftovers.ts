@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Candidate, GatherContext, RootStatus } from '../../core/types.js';
-import { runGit } from '../../git/git.js';
+import { IncompleteAnswer, runGit } from '../../git/git.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
 import { locate } from '../../safety/locations.js';
 import type { Owner } from '../../safety/owner.js';
@@ -167,7 +167,7 @@ async function ownRefsHeld(entry: StaleAdminEntry, common: string): Promise<Owne
     } catch (err) {
       return {
         decision: 'refused',
-        reason: 'git-failed',
+        reason: err instanceof IncompleteAnswer ? 'unreadable-content' : 'git-failed',
         detail: `what holds ${ref.name} of the admin entry cannot be told: ${errorMessage(err)}`,
       };
     }
@@ -183,10 +183,17 @@ async function ownRefsHeld(entry: StaleAdminEntry, common: string): Promise<Owne
 /** The common git dir of a project repository, or null when it cannot be reached. */
 async function commonDirOf(repo: string): Promise<string | null> {
   if (!repo || !(await lstatOrNull(repo))) return null;
-  const result = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], {
-    cwd: repo,
-    timeoutMs: 10_000,
-  });
+  let result: Awaited<ReturnType<typeof runGit>>;
+  try {
+    result = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+      cwd: repo,
+      timeoutMs: 10_000,
+    });
+  } catch (err) {
+    // git could not read all of it (rule 22): its admin entries are left alone, as for one it cannot reach.
+    if (err instanceof IncompleteAnswer) return null;
+    throw err;
+  }
   if (result.code !== 0) return null;
   const common = result.stdout.trim();
   return common ? path.resolve(common) : null;

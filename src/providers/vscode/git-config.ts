@@ -1,5 +1,5 @@
 import { errorMessage } from '../../core/errors.js';
-import { lastLine, runGit } from '../../git/git.js';
+import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull, readRegularFileSync } from '../../safety/fs.js';
 
 /** What identifies a shadow repository: its worktree and the identity its extension gave it. */
@@ -43,6 +43,8 @@ async function askGit(configFile: string): Promise<ShadowConfig> {
   try {
     result = await runGit(['config', '--file', configFile, '--null', '--list']);
   } catch (err) {
+    // git could not read all of it (rule 22): the caller must tell that from a config that is wrong.
+    if (err instanceof IncompleteAnswer) throw err;
     throw new Error(`git config --file ${configFile}: ${errorMessage(err)}`);
   }
   if (result.code !== 0) throw new Error(`git config --file ${configFile}: ${lastLine(result.stderr)}`);

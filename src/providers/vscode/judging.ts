@@ -38,6 +38,9 @@ export function identityProblem(facts: ShadowRepoFacts, signature: ShadowSignatu
       `${facts.folder} holds ${list(facts.strayEntries, 3)} beside .git; ${signature.owner} keeps nothing else there`,
     );
   }
+  if (facts.unreadableContent) {
+    return refused('unreadable-content', `git could not read all of it: ${facts.unreadableContent}`);
+  }
   if (facts.configProblem || !facts.config) {
     return refused('evidence-unreadable', `its config cannot be read: ${facts.configProblem ?? 'unknown'}`);
   }

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { canRunInEach, runGitInEach, type EachAnswer } from '../../git/each.js';
-import { lastLine, runGit } from '../../git/git.js';
+import { canRunInEach, EACH, runGitInEach } from '../../git/each.js';
+import { type GitError, type GitResult, IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
-import { decodeBytes } from '../../safety/names.js';
 import { mapLimit } from '../../util/limit.js';
 import { readShadowConfig, type ShadowConfig } from './git-config.js';
 
@@ -20,6 +19,8 @@ export interface ShadowRepoFacts {
   configProblem?: string;
   commits: CommitFacts | null;
   gitProblem?: string;
+  /** git said it could not read part of the repository (its config or its commits): rule 22. */
+  unreadableContent?: string;
   /** git's lock files: a git process is writing the repository (or died while it did). */
   lockFiles: string[];
 }
@@ -47,24 +48,25 @@ export async function readShadowRepos(folders: readonly string[]): Promise<Shado
   const all = await mapLimit(folders, 4, (folder) => readOwnFiles(folder));
   const logged = all.filter((facts) => facts.gitdirIsFolder);
   const batched = logged.filter((facts) => canRunInEach(facts.folder));
-  const answers = new Map<ShadowRepoFacts, EachAnswer | null>();
+  const answers = new Map<ShadowRepoFacts, GitResult | GitError | null>();
   const batches: ShadowRepoFacts[][] = [];
   const size = Math.min(LOGS_PER_SHELL, Math.ceil(batched.length / SHELLS_AT_ONCE));
   for (let k = 0; k < batched.length; k += size) batches.push(batched.slice(k, k + size));
   await mapLimit(batches, SHELLS_AT_ONCE, async (batch) => {
     const answered = await runGitInEach(
       batch.map((facts) => facts.folder),
-      logOf('.git', '.'),
+      ['-C', EACH, ...logOf('.git', '.')],
     );
     for (const [k, facts] of batch.entries()) answers.set(facts, answered[k] ?? null);
   });
   await mapLimit(logged, 4, async (facts) => {
     const answer = answers.get(facts);
     try {
-      facts.commits =
-        answer && answer.code === 0 ? parseLog(decodeBytes(answer.stdout)) : await readCommits(facts.gitdir);
+      if (answer instanceof Error) throw answer;
+      facts.commits = answer && answer.code === 0 ? commitsOf(answer, facts.gitdir) : await readCommits(facts.gitdir);
     } catch (err) {
       facts.gitProblem = errorMessage(err);
+      if (err instanceof IncompleteAnswer) facts.unreadableContent = facts.gitProblem;
     }
   });
   return all;
@@ -94,6 +96,7 @@ async function readOwnFiles(folder: string): Promise<ShadowRepoFacts> {
     facts.config = await readShadowConfig(path.join(gitdir, 'config'));
   } catch (err) {
     facts.configProblem = errorMessage(err);
+    if (err instanceof IncompleteAnswer) facts.unreadableContent = facts.configProblem;
   }
   facts.lockFiles = await gitLockFiles(gitdir);
   return facts;
@@ -126,7 +129,11 @@ const FIELD = '\x1f';
  * no error), no optional lock is taken, and signatures are not checked.
  */
 export async function readCommits(gitdir: string): Promise<CommitFacts> {
-  const result = await runGit(logOf(gitdir, path.dirname(gitdir)));
+  return commitsOf(await runGit(logOf(gitdir, path.dirname(gitdir))), gitdir);
+}
+
+/** What a log of the repository in `gitdir` answered. */
+function commitsOf(result: GitResult, gitdir: string): CommitFacts {
   if (result.code !== 0) {
     // A repository without a single commit (an init that never finished) has nothing to log.
     if (/does not have any commits yet|bad default revision|unknown revision/.test(result.stderr)) {

@@ -59,7 +59,7 @@ export function judgeSetWorktree(
   if (!evidence.git)
     return {
       decision: 'refused',
-      reason: 'git-failed',
+      reason: evidence.unreadableContent ? 'unreadable-content' : 'git-failed',
       detail: `git could not examine it: ${evidence.gitError ?? 'no answer'}`,
     };
   const git = evidence.git;
