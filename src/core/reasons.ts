@@ -21,6 +21,7 @@ export const REASONS = {
   unreadable: ['refused'],
   'unreadable-content': ['refused'],
   'changed-during-inspection': ['refused'],
+  'foreign-owner': ['refused'],
   'clock-skew': ['refused'],
   'source-unreadable': ['refused'],
   'quarantine-leftover': DELETES,

@@ -124,6 +124,11 @@ export interface SafetyFacts {
   walkError?: string;
   /** An entry listed inside and gone before it could be looked at, on the walk and on its re-walk. */
   vanished?: string;
+  /**
+   * Why the item cannot be deleted as one owner (rule 20): an entry of another uid, or one its
+   * owner cannot read or remove, or a top folder that is not the home owner's nor root's.
+   */
+  foreign?: string;
 }
 
 /**

@@ -1,25 +1,30 @@
+import { FILE_TYPE, FOLDER_TYPE, foreignBecause } from './ownership.js';
 import type { EntryIdentity, EntryVisitor, TreeFacts } from './walk.js';
 
 /**
  * GNU find's `-printf` format for one entry, read back by `FindRecords`: depth, type, device,
- * inode, size and mtime (`%T@`, seconds and nine or more fractional digits), one line each. A
- * `.git` entry's line starts with `g`. No name is printed: a name may hold any byte but `/` and NUL.
+ * inode, size, owner's uid, permission bits (octal) and mtime (`%T@`, seconds and nine or more
+ * fractional digits), one line each. A `.git` entry's line starts with `g`. No name is printed: a
+ * name may hold any byte but `/` and NUL.
  */
-export const ENTRY_FORMAT = '%d %y %D %i %s %T@\\n';
+export const ENTRY_FORMAT = '%d %y %D %i %s %U %m %T@\\n';
 
 /** Told of each tree find has gone past with nothing out of place before it. */
 export interface FoundTrees {
   /** The visitor that sees each entry of the tree walked from `root` (none: undefined). */
   visitorFor?: (root: string) => EntryVisitor | undefined;
-  /** A tree find walked clean. `nestedGit`: a `.git` below its top, whose path only a walk of our own gives. */
-  found(root: string, facts: TreeFacts, nestedGit: boolean): void;
+  /**
+   * A tree find walked clean. `ownWalk`: a `.git` below its top, or an entry of another owner
+   * (rule 20), whose path only a walk of our own gives.
+   */
+  found(root: string, facts: TreeFacts, ownWalk: boolean): void;
 }
 
 interface TreeInProgress {
   root: string;
   facts: TreeFacts;
   dev: number;
-  nestedGit: boolean;
+  ownWalk: boolean;
   visit: EntryVisitor | undefined;
 }
 
@@ -33,6 +38,8 @@ const GIT_MARK = 0x67; // g
 const BATCH_MARK = 0x45; // E
 const END_MARK = 0x58; // X
 const DIRECTORY = 0x64; // d
+const REGULAR = 0x66; // f
+const SEVEN = 0x37;
 /** Digits a double holds exactly when summed one by one; a longer number goes through Number(). */
 const EXACT_DIGITS = 15;
 
@@ -107,13 +114,16 @@ export class FindRecords {
     const dev = this.number(data, end);
     const ino = this.number(data, end);
     const size = this.number(data, end);
+    const uid = this.number(data, end);
+    const permissions = this.octal(data, end);
     const mtimeMs = this.time(data, end);
-    if (Number.isNaN(depth + type + dev + ino + size + mtimeMs) || this.field !== end + 1) {
+    if (Number.isNaN(depth + type + dev + ino + size + uid + permissions + mtimeMs) || this.field !== end + 1) {
       this.tainted = true;
       return;
     }
+    const mode = permissions | (type === DIRECTORY ? FOLDER_TYPE : type === REGULAR ? FILE_TYPE : 0);
     if (depth === 0) {
-      this.openTree(type === DIRECTORY, dev, ino, size, mtimeMs);
+      this.openTree(type === DIRECTORY, dev, ino, size, mtimeMs, { uid, mode });
       return;
     }
     const tree = this.tree;
@@ -125,7 +135,8 @@ export class FindRecords {
     const { facts } = tree;
     facts.entries += 1;
     // Depth 1 is the tree's own repository; further down is a repository of its own.
-    if (gitName && depth > 1) tree.nestedGit = true;
+    if (gitName && depth > 1) tree.ownWalk = true;
+    if (foreignBecause(facts.uid, { uid, mode }) !== null) tree.ownWalk = true;
     if (mtimeMs > facts.newestWriteMs) facts.newestWriteMs = mtimeMs;
     if (type !== DIRECTORY) {
       facts.bytes += size;
@@ -133,7 +144,14 @@ export class FindRecords {
     } else if (dev !== tree.dev) facts.mountInside = true;
   }
 
-  private openTree(isDirectory: boolean, dev: number, ino: number, size: number, mtimeMs: number): void {
+  private openTree(
+    isDirectory: boolean,
+    dev: number,
+    ino: number,
+    size: number,
+    mtimeMs: number,
+    owner: { uid: number; mode: number },
+  ): void {
     this.handOn();
     const at = this.next + this.batch;
     const root = this.roots[at];
@@ -152,15 +170,16 @@ export class FindRecords {
       entries: 0,
       mountInside: false,
       nestedGit: { count: 0, paths: [] },
+      uid: owner.uid,
     };
-    this.tree = { root, facts, dev, nestedGit: false, visit };
+    this.tree = { root, facts, dev, ownWalk: foreignBecause(owner.uid, owner) !== null, visit };
   }
 
   /** The tree find has just moved past, when its batch is still clean. */
   private handOn(): void {
     const tree = this.tree;
     this.tree = null;
-    if (tree && !this.tainted) this.trees.found(tree.root, tree.facts, tree.nestedGit);
+    if (tree && !this.tainted) this.trees.found(tree.root, tree.facts, tree.ownWalk);
   }
 
   private endBatch(data: Buffer, start: number, end: number): void {
@@ -190,6 +209,22 @@ export class FindRecords {
     if (at === from || data[at] !== SPACE) return Number.NaN;
     this.field = at + 1;
     return at - from > EXACT_DIGITS ? Number(data.toString('latin1', from, at)) : value;
+  }
+
+  /** The octal digits at the cursor (`%m`) and the space after them; NaN when there are none. */
+  private octal(data: Buffer, end: number): number {
+    const from = this.field;
+    let value = 0;
+    let at = from;
+    while (at < end && at - from < 6) {
+      const byte = data[at] as number;
+      if (byte < ZERO || byte > SEVEN) break;
+      value = value * 8 + (byte - ZERO);
+      at += 1;
+    }
+    if (at === from || data[at] !== SPACE) return Number.NaN;
+    this.field = at + 1;
+    return value;
   }
 
   private type(data: Buffer, end: number): number {

@@ -56,9 +56,10 @@ export class FindWalk {
     this.records = new FindRecords(roots, identities, {
       // A root taken back is seen by the caller's own walk alone.
       ...(visitorFor ? { visitorFor: (root) => (this.planned.has(root) ? visitorFor(root) : undefined) } : {}),
-      found: (root, facts, nestedGit) => {
-        // A nested repository's paths come only from a walk of our own (names are bytes).
-        if (this.planned.delete(root) && !nestedGit) options.onFound(root, facts);
+      found: (root, facts, ownWalk) => {
+        // A nested repository's paths, and the entry of another owner, come only from a walk of
+        // our own (names are bytes).
+        if (this.planned.delete(root) && !ownWalk) options.onFound(root, facts);
       },
     });
     this.child = spawn('sh', ['-c', WALKER_SCRIPT, 'sh', BATCH_SCRIPT], {

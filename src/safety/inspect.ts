@@ -5,6 +5,7 @@ import { inspectPath, type PathFacts } from './containment.js';
 import { readdirNamesSync, realpathSync } from './fs.js';
 import { bindMountsOf } from './bind-sources.js';
 import { processesInside, type ProcessTable } from './processes.js';
+import { deleteIdentity } from './owner.js';
 import { measureTree, type TreeFacts } from './walk.js';
 import type { WalkWatch } from './walk-watch.js';
 
@@ -48,6 +49,7 @@ export function inspectCandidate(
     facts.mountInside = tree.mountInside;
     if (tree.error) facts.walkError = tree.error;
     if (tree.vanished) facts.vanished = tree.vanished;
+    if (tree.foreign) facts.foreign = tree.foreign;
   } catch (err) {
     facts.walkError = errorMessage(err);
   }
@@ -58,16 +60,35 @@ export function inspectCandidate(
         facts.newestWriteMs = tree.newestWriteMs;
       if (tree.error) facts.walkError ??= tree.error;
       if (tree.vanished) facts.vanished ??= tree.vanished;
+      // A companion goes with the item (git removes a worktree's admin entry), as the same owner.
+      if (tree.foreign) facts.foreign ??= tree.foreign;
+      else if (tree.uid !== pathFacts.uid)
+        facts.foreign ??= `${watched}, which goes with it, belongs to uid ${tree.uid}, not to the item's owner (uid ${pathFacts.uid})`;
     } catch {
       // A watched companion that is gone has no write to count.
     }
   }
+  const home = candidate.homeOwner;
+  if (home && pathFacts.uid !== home.uid && pathFacts.uid !== 0)
+    facts.foreign = `${target} belongs to uid ${pathFacts.uid}, neither to the owner of its home (uid ${home.uid}) nor to root`;
+  const deleter = pathFacts.parentUid < 0 ? null : deleterUid(pathFacts);
+  if (deleter !== null && deleter !== 0 && deleter !== pathFacts.uid)
+    facts.foreign ??= `${target} belongs to uid ${pathFacts.uid}, but would be deleted as uid ${deleter} (who may remove entries of the folder it is in), who could not remove what is in it`;
   if (processes) {
     const canonical = canonicalOrNull(target);
     facts.processesInside = union(pidsMatching(processes, target, canonical), watch?.pidsInside(target) ?? []);
     facts.mountedElsewhere = bindMountsOf(processes.mounts, canonical ?? target);
   }
   return facts;
+}
+
+/** The uid a delete of the folder runs as (src/safety/owner.ts): the folder's parent's owner, when we are root. */
+function deleterUid(facts: PathFacts): number {
+  const identity = deleteIdentity(
+    { uid: facts.parentUid, gid: facts.parentGid, mode: facts.parentMode },
+    { uid: facts.uid, gid: facts.gid },
+  );
+  return identity?.uid ?? process.geteuid?.() ?? 0;
 }
 
 /** The pids with anything inside `target`, matched by its lexical and its canonical path. */

@@ -111,6 +111,11 @@ function deleteBlocker(
     );
   if (facts.walkError)
     return refuse('unreadable', `part of ${where} cannot be read, so its age and size are unknown: ${facts.walkError}`);
+  if (facts.foreign)
+    return refuse(
+      'foreign-owner',
+      `${where} cannot be deleted as one owner, so nothing in it is touched: ${facts.foreign}`,
+    );
   if (policy.processCheck !== 'off') {
     if (!liveness.visible)
       return refuse(

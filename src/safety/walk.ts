@@ -2,6 +2,7 @@ import { errorCode, errorMessage } from '../core/errors.js';
 import { CwdCursor, TreeSwappedError, type FolderIdentity } from './cwd-cursor.js';
 import { lstatSync, readdirNamesSync } from './fs.js';
 import type { Stats } from './fs.js';
+import { foreignBecause } from './ownership.js';
 
 export interface TreeFacts {
   /** Apparent size: every non-directory entry's st_size (a symlink counts as the link itself). */
@@ -20,6 +21,10 @@ export interface TreeFacts {
   error?: string;
   /** Entries named `.git` below the top folder: git repositories nested in the tree. */
   nestedGit: NestedGitEntries;
+  /** The uid of the top folder: the owner the whole tree would be deleted as. */
+  uid: number;
+  /** The first entry that keeps the tree from being deleted as that one owner, and why (rule 20). */
+  foreign?: string;
   /**
    * An entry that a listing named and that was gone before it could be looked at, in the walk
    * that is the answer: its age and size are then unknown (see measureTree).
@@ -74,7 +79,10 @@ function walkTree(root: string, visit?: EntryVisitor): TreeFacts {
     entries: 0,
     mountInside: false,
     nestedGit: { count: 0, paths: [] },
+    uid: top.uid,
   };
+  const why = foreignBecause(top.uid, top);
+  if (why) facts.foreign = `${root} ${why}`;
   if (!top.isDirectory()) return facts;
   const cursor = new CwdCursor(root);
   try {
@@ -127,6 +135,10 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
     }
     visit?.(stats);
     facts.entries += 1;
+    if (facts.foreign === undefined) {
+      const why = foreignBecause(facts.uid, stats);
+      if (why) facts.foreign = `${cursor.describe(name)} ${why}`;
+    }
     // The top's own `.git` is the tree's repository; one further down is a repository of its own.
     if (name === GIT_ENTRY && cursor.depth > 1) noteNestedGit(facts.nestedGit, cursor.describe(name));
     if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;

@@ -32,7 +32,7 @@ function owners(target: string, found = new Set<number>()): Set<number> {
 }
 
 describe.runIf(isRoot)("cline and roo, run as root over another user's home", () => {
-  it('deletes a dead repository as its owner, and fails (leaving it in quarantine) where the owner could not have removed a part of it', async () => {
+  it('deletes a dead repository as its owner, and refuses whole, untouched, one the owner could not have removed a part of (rule 20)', async () => {
     const s = clineScene();
     const dead = workspaceRepo(s.gs, path.join(s.projects, 'a'), ['1790000000801']);
     const guarded = workspaceRepo(s.gs, path.join(s.projects, 'b'), ['1790000000802']);
@@ -51,14 +51,13 @@ describe.runIf(isRoot)("cline and roo, run as root over another user's home", ()
 
     expect(itemAt(report, dead)).toMatchObject({ verdict: 'deleted', reason: 'task-deleted' });
     expect(existsSync(dead)).toBe(false);
-    expect(itemAt(report, guarded)).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
+    expect(itemAt(report, guarded)).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
+    expect(itemAt(report, guarded).detail).toContain(`${rootsOwn} belongs to uid 0`);
     const quarantine = readdirSync(path.dirname(guarded)).find(
       (name) => quarantinedName(name) === path.basename(guarded),
     );
-    expect(quarantine).toBeDefined();
-    expect(
-      existsSync(path.join(path.dirname(guarded), quarantine as string, '.git', 'objects', 'root-owned', 'file')),
-    ).toBe(true);
+    expect(quarantine).toBeUndefined();
+    expect(existsSync(path.join(rootsOwn, 'file'))).toBe(true);
     expect(itemAt(report, live).verdict).toBe('kept');
     // Nothing the pass touched changed hands: every remaining entry of the home is the user's, but root's own folder.
     const left = owners(s.home);

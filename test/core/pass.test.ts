@@ -241,7 +241,7 @@ describe('a reconcile pass', () => {
     expect(leftovers).toEqual([]);
   });
 
-  it('runs the delete as the owner of the folder when root, so what the owner cannot remove survives', async () => {
+  it("refuses, before touching anything, an item that holds a folder of root's inside a user's folder (rule 20)", async () => {
     if (process.getuid?.() !== 0) return;
     const base = tempDir();
     chmodSync(base, 0o755);
@@ -254,17 +254,18 @@ describe('a reconcile pass', () => {
     const provider = scratchProvider({ root });
     const { report, exitCode } = await scratchPass({ provider, reportDir: path.join(base, 'report') });
     const item = report.items.find((i) => i.kind === 'session-home');
-    expect(item).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
-    expect(item?.detail).toMatch(/EACCES|permission denied/i);
-    expect(exitCode).toBe(1);
-    const quarantined = readdirSync(root).find((name) => name.startsWith('.dead.cleanup-')) as string;
-    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe(
+    expect(item).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
+    expect(item?.detail).toContain(`${path.join(root, 'dead', 'roots-dir')} belongs to uid 0`);
+    expect(exitCode).toBe(0);
+    // Not even renamed: the user's file and root's are where they were.
+    expect(readdirSync(root)).toEqual(['dead']);
+    expect(readFileSync(path.join(root, 'dead', 'mine.txt'), 'utf8')).toBe('the user may delete this');
+    expect(readFileSync(path.join(root, 'dead', 'roots-dir', 'roots-file.txt'), 'utf8')).toBe(
       'only root may delete this',
     );
-    expect(process.geteuid?.()).toBe(0);
   });
 
-  it("in a sticky folder of root's, like /tmp, deletes as the entry's owner", async () => {
+  it("in a sticky folder of root's, like /tmp, deletes as the entry's owner; one holding root's folder is refused whole", async () => {
     if (process.getuid?.() !== 0) return;
     const base = tempDir();
     chmodSync(base, 0o755);
@@ -282,10 +283,13 @@ describe('a reconcile pass', () => {
       chownSync(p, 4242, 4242);
     const { report } = await scratchPass({ provider: scratchProvider({ root }), reportDir: path.join(base, 'report') });
     expect(itemAt(report, path.join(root, 'users-scratch')).verdict).toBe('deleted');
-    // Run as root this would have gone; run as its owner, root's file inside survives.
-    expect(itemAt(report, path.join(root, 'users-trap')).verdict).toBe('failed');
-    const quarantined = readdirSync(root).find((name) => name.startsWith('.users-trap.cleanup-')) as string;
-    expect(readFileSync(path.join(root, quarantined, 'roots-dir', 'roots-file.txt'), 'utf8')).toBe(
+    // Run as root this would have gone whole; as its owner, half; as one owner it cannot go at all.
+    expect(itemAt(report, path.join(root, 'users-trap'))).toMatchObject({
+      verdict: 'refused',
+      reason: 'foreign-owner',
+    });
+    expect(readdirSync(root)).toEqual(['users-trap']);
+    expect(readFileSync(path.join(root, 'users-trap', 'roots-dir', 'roots-file.txt'), 'utf8')).toBe(
       'only root may delete this',
     );
   });

@@ -47,3 +47,36 @@ export function giveTo(root: string, owner: { uid: number; gid: number }): void 
       for (const name of readdirSync(current)) pending.push(path.join(current, name));
   }
 }
+
+/** The uid of a system user, or null when there is none of that name. */
+function uidOf(name: string): number | null {
+  try {
+    return Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A real user of this machine (useradd, no home, no login shell), made once and kept: its uid.
+ * Another test process may make the same user at the same moment; either one's is taken.
+ */
+export function ensureUser(name: string): number {
+  const known = uidOf(name);
+  if (known !== null) return known;
+  try {
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', name], {
+      stdio: 'ignore',
+    });
+  } catch {
+    // Made meanwhile by another process: asked again below.
+  }
+  const made = uidOf(name);
+  if (made === null) throw new Error(`useradd could not make the user ${name}`);
+  return made;
+}
+
+/** The primary group of a user made by ensureUser. */
+export function gidOf(name: string): number {
+  return Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+}

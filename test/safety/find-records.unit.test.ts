@@ -5,11 +5,22 @@ import type { EntryIdentity, TreeFacts } from '../../src/safety/walk.js';
 
 /**
  * The walker's output as GNU find and the batch script write it (src/safety/find-walk.ts): one
- * `-printf '%d %y %D %i %s %T@\n'` line per entry, `g` before a `.git` entry's line, `E<status>
- * <roots>` after each batch, `X<status>` at the end.
+ * `-printf '%d %y %D %i %s %U %m %T@\n'` line per entry, `g` before a `.git` entry's line,
+ * `E<status> <roots>` after each batch, `X<status>` at the end. Every entry is uid 1000's, with the
+ * modes git and an editor leave (755 folders, 644 files), unless a test says otherwise.
  */
-const line = (depth: number, type: string, dev: number, ino: number, size: number, time: string, git = false) =>
-  `${git ? 'g' : ''}${depth} ${type} ${dev} ${ino} ${size} ${time}\n`;
+const OWNER = 1000;
+const line = (
+  depth: number,
+  type: string,
+  dev: number,
+  ino: number,
+  size: number,
+  time: string,
+  git = false,
+  owner: { uid?: number; mode?: string } = {},
+) =>
+  `${git ? 'g' : ''}${depth} ${type} ${dev} ${ino} ${size} ${owner.uid ?? OWNER} ${owner.mode ?? (type === 'd' ? '755' : '644')} ${time}\n`;
 
 const ROOTS = ['/r/a', '/r/b', '/r/c'];
 const IDS: EntryIdentity[] = [
@@ -33,7 +44,7 @@ const CLEAN = [
 interface Handed {
   root: string;
   facts: TreeFacts;
-  nestedGit: boolean;
+  ownWalk: boolean;
 }
 
 function read(output: string | Buffer, chunks: number[] = []) {
@@ -45,7 +56,7 @@ function read(output: string | Buffer, chunks: number[] = []) {
       seen.set(root, list);
       return (entry) => list.push({ dev: entry.dev, ino: entry.ino });
     },
-    found: (root, facts, nestedGit) => handed.push({ root, facts, nestedGit }),
+    found: (root, facts, ownWalk) => handed.push({ root, facts, ownWalk }),
   });
   const bytes = Buffer.isBuffer(output) ? output : Buffer.from(output);
   let at = 0;
@@ -71,6 +82,7 @@ describe("reading find's records", () => {
       entries: 3,
       mountInside: false,
       nestedGit: { count: 0, paths: [] },
+      uid: OWNER,
     });
     expect(handed[1]?.facts.bytes).toBe(12);
     expect(handed[1]?.facts.newestWriteMs).toBe(msOf(1600000001, 123456789));
@@ -116,16 +128,19 @@ describe("reading find's records", () => {
 
   it('hands on nothing from a malformed line on, in its batch or any later one', () => {
     const second = [line(0, 'd', 7, 300, 4096, '5.5'), line(1, 'f', 7, 301, 3, '6.0'), 'E0 1\n'].join('');
-    const broken = CLEAN.replace(line(2, 'f', 7, 103, 5, '1700000050.2500000000'), '2 f 7 103 five 1.0\n');
+    const broken = CLEAN.replace(line(2, 'f', 7, 103, 5, '1700000050.2500000000'), '2 f 7 103 five 1000 644 1.0\n');
     const { handed, records } = read(broken.replace('X0\n', second));
     expect(handed).toEqual([]);
     expect(records.settled).toBe(3);
     for (const bad of [
-      '2 f 7 103 5 1.0 extra',
-      '2 ff 7 103 5 1.0',
-      '2 f 7 103 5 1',
-      '2 f 7 103 5 .5',
-      '2 f 7 103 5 1.x',
+      '2 f 7 103 5 1000 644 1.0 extra',
+      '2 ff 7 103 5 1000 644 1.0',
+      '2 f 7 103 5 1000 644 1',
+      '2 f 7 103 5 1000 644 .5',
+      '2 f 7 103 5 1000 644 1.x',
+      '2 f 7 103 5 1000 648 1.0',
+      '2 f 7 103 5 1000 1.0',
+      '2 f 7 103 5 644 1.0',
     ]) {
       const lines = CLEAN.replace(line(2, 'f', 7, 103, 5, '1700000050.2500000000'), `${bad}\n`);
       expect(read(lines).handed.map((each) => each.root)).toEqual([]);
@@ -154,11 +169,46 @@ describe("reading find's records", () => {
         line(1, 'd', 7, 102, 4096, '1700000200.0', true),
       ),
     );
-    expect(own.handed.map((each) => each.nestedGit)).toEqual([false, false]);
+    expect(own.handed.map((each) => each.ownWalk)).toEqual([false, false]);
     const nested = read(
       CLEAN.replace(line(2, 'f', 7, 103, 5, '1700000050.2500000000'), line(2, 'f', 7, 103, 5, '1.0', true)),
     );
-    expect(nested.handed.map((each) => each.nestedGit)).toEqual([true, false]);
+    expect(nested.handed.map((each) => each.ownWalk)).toEqual([true, false]);
+  });
+
+  it('leaves to a walk of our own a tree holding an entry of another uid, or one its owner cannot read or empty (rule 20)', () => {
+    const replaced = (owner: { uid?: number; mode?: string }, at = line(2, 'f', 7, 103, 5, '1700000050.2500000000')) =>
+      read(CLEAN.replace(at, line(2, at.split(' ')[1] as string, 7, 103, 5, '1700000050.25', false, owner)));
+    const folder = line(1, 'd', 7, 102, 4096, '1700000200.0000000000');
+    for (const foreign of [
+      replaced({ uid: 999 }),
+      replaced({ mode: '0' }),
+      replaced({ mode: '200' }),
+      read(CLEAN.replace(folder, line(1, 'd', 7, 102, 4096, '1700000200.0', false, { mode: '500' }))),
+      read(CLEAN.replace(folder, line(1, 'd', 7, 102, 4096, '1700000200.0', false, { mode: '300' }))),
+      read(CLEAN.replace(folder, line(1, 'd', 7, 102, 4096, '1700000200.0', false, { mode: '600' }))),
+      read(CLEAN.replace(folder, line(1, 'd', 7, 102, 4096, '1700000200.0', false, { uid: 0 }))),
+    ])
+      expect(foreign.handed.map((each) => [each.root, each.ownWalk])).toEqual([
+        ['/r/a', true],
+        ['/r/b', false],
+      ]);
+    // A tree of root's: root may do anything, whatever the bits say; a link's bits mean nothing.
+    const roots = read(
+      CLEAN.replaceAll(` ${OWNER} `, ' 0 ').replace(
+        folder.replaceAll(` ${OWNER} `, ' 0 '),
+        line(1, 'd', 7, 102, 4096, '1.0', false, { uid: 0, mode: '0' }),
+      ),
+    );
+    expect(roots.handed.map((each) => each.ownWalk)).toEqual([false, false]);
+    expect(roots.handed[0]?.facts.uid).toBe(0);
+    const link = read(
+      CLEAN.replace(
+        line(1, 'l', 7, 201, 12, '1600000001.1234567891'),
+        line(1, 'l', 7, 201, 12, '1.0', false, { mode: '0' }),
+      ),
+    );
+    expect(link.handed.map((each) => each.ownWalk)).toEqual([false, false]);
   });
 
   it('notes a folder on another device (a mount point) and counts a file that is not a folder as its lstat size', () => {
