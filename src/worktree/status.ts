@@ -34,8 +34,18 @@ export interface WorktreeStatus {
  * neither changes what is at stake, and both cost a walk.
  */
 export async function readWorktreeStatus(worktree: string, homeOwner?: Owner): Promise<WorktreeStatus> {
-  return parseStatus(await git(STATUS, { cwd: worktree, owner: gitIdentityFor(worktree, homeOwner) }), worktree);
+  return parseStatus(
+    await git([WORK_TREE_HERE, ...STATUS], { cwd: worktree, owner: gitIdentityFor(worktree, homeOwner) }),
+    worktree,
+  );
 }
+
+/**
+ * The folder git is run in is the work tree it reports on: a `core.worktree` in the worktree's
+ * config (its config.worktree, say) would point a plain status at another folder, clean, while
+ * `git worktree remove` looks at this one.
+ */
+const WORK_TREE_HERE = '--work-tree=.';
 
 const STATUS = [
   'status',
@@ -120,6 +130,8 @@ async function batchStatuses(
         ...settings,
         'for-each-repo',
         `--config=${REPOSITORIES_KEY}`,
+        '--',
+        WORK_TREE_HERE,
         ...STATUS,
       ],
       // Each status prints as it ends, so git's limit on silence (src/git/runner.ts) holds per worktree.

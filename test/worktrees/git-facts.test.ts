@@ -269,7 +269,7 @@ describe('worktree engine: statuses started by git a batch at a time', () => {
     const broken = await readWorktreeStatuses(trees, 1);
     expect(broken[0]).toEqual(batch[0]);
     expect(broken[1]).toBeInstanceOf(Error);
-    expect((broken[1] as Error).message).toMatch(/git status .* failed/);
+    expect((broken[1] as Error).message).toMatch(/git (--work-tree=. )?status .* failed/);
     expect(broken[2]).toEqual(batch[2]);
   });
 
