@@ -1,3 +1,5 @@
+import type { Reason } from './reasons.js';
+
 /** Bad usage or an invalid config: exit 2, nothing read or changed. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -15,6 +17,32 @@ export class LockHeldError extends Error {
 /** A provider's source of truth could not be read: that provider fails closed, the pass goes on. */
 export class SourceOfTruthError extends Error {
   override name = 'SourceOfTruthError';
+}
+
+/**
+ * A deletion stopped before anything in the item was lost, by a re-check (the owner's record read
+ * again, the last proof) or by the owner's tool refusing it (`git worktree remove`). The item ends
+ * `refused`, or `unfinished` where changes were found, with the reason of that check: an action
+ * that broke is the only `failed`. The executor maps it.
+ */
+export class RemovalStopped extends Error {
+  override name = 'RemovalStopped';
+  constructor(
+    readonly verdict: 'refused' | 'unfinished',
+    readonly reason: Reason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The stop for a re-check whose judgement is no longer `delete`: `unfinished` stays unfinished, and
+ * an item found alive or refused is `refused`, each with its own reason and a detail saying so.
+ */
+export function stopFor(judgement: { decision: string; reason: Reason; detail: string }): RemovalStopped {
+  const verdict = judgement.decision === 'unfinished' ? 'unfinished' : 'refused';
+  return new RemovalStopped(verdict, judgement.reason, `judged again just before the delete: ${judgement.detail}`);
 }
 
 export function errorMessage(err: unknown): string {

@@ -1,28 +1,30 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
-import { errorMessage } from './errors.js';
-import type { ApplyContext, Candidate, ReportItem } from './types.js';
+import { errorMessage, RemovalStopped } from './errors.js';
+import type { Candidate, GuardHold, Removal, ReportItem } from './types.js';
+import { TreeSwappedError } from '../safety/cwd-cursor.js';
 import { asOwner, deleteIdentity, type Owner } from '../safety/owner.js';
-import { moveToQuarantine, quarantinedName } from '../safety/quarantine.js';
-import { removeTree } from '../safety/remove.js';
+import { moveToQuarantine } from '../safety/quarantine.js';
+import { MountInsideError, removeTree } from '../safety/remove.js';
 import { lstatOrNullSync, renameSync } from '../safety/fs.js';
 import type { InspectedFacts } from '../safety/inspect.js';
-import { arrivalSince } from '../safety/late-arrival.js';
+import { takeLastProof, type ProofSubject } from '../safety/last-proof.js';
 import type { ProcessTable } from '../safety/processes.js';
+import { changedSince } from '../safety/since.js';
 import type { TreeInodes } from '../safety/walk-watch.js';
+import { removeWorktreeWithGit } from '../worktree/git-remove.js';
 
 export interface PlannedDeletion {
   candidate: Candidate;
   facts: InspectedFacts | null;
   item: ReportItem;
-  /** The inodes the plan's walk saw in it, for the last look at /proc (absent: by path only). */
+  /** The inodes the plan's walk saw in it: one more reason to keep it at the last proof. */
   inodes?: TreeInodes | null;
 }
 
 /** What became of one planned deletion: its item as planned, and as the report now shows it. */
 export interface ExecutedDeletion {
   planned: ReportItem;
-  /** A copy of the planned item: `deleted`, or `failed` or `refused` with why. */
+  /** A copy of the planned item: `deleted`, or `refused`, `unfinished` or `failed` with why. */
   outcome: ReportItem;
 }
 
@@ -35,21 +37,41 @@ export interface ExecuteOptions {
    * quarantine and before any is removed; absent when processes are not checked.
    */
   rescanProcesses?: () => ProcessTable;
+  /**
+   * The moment (ms, the kernel's clock) the pass read before it began collecting evidence: the last
+   * proof keeps every item with an entry changed since (src/safety/since.ts).
+   */
+  evidenceSinceMs: number;
 }
 
 interface Staged extends PlannedDeletion {
   owner: Owner | null;
-  /** Where the folder is now: its quarantine for a tree removal, else where it was judged. */
+  removal: Removal;
+  /** Where the folder is now: its quarantine, or where it was judged (a quarantine already, a worktree git removes). */
   doomed: string;
+  /** Whether the executor renamed it into quarantine (and so may put it back). */
+  renamed: boolean;
+  /** What the provider's guard holds until the item is gone or put back (Kilo's lock). */
+  hold: GuardHold | null;
+}
+
+/** What the last proofs of one plan cost, for the log (and the bench). */
+interface ProofCost {
+  items: number;
+  entries: number;
+  ms: number;
 }
 
 /**
- * Carries out the deletions of a plan in three steps: every tree target is renamed into its
- * quarantine (quarantines first); one fresh look at /proc; then each is removed, unless a process
- * got inside after the plan, by its path or by the identity of anything the plan's walk saw in it,
- * or a mount namespace mounted it (it is put back and refused). A process cannot wander into a
- * quarantine by its old path, so one look covers every target. Each item is one try: a failure is
- * logged with its error, counted as `failed`, and the rest go on. Answers what became of each
+ * Carries out the deletions of a plan, quarantines first, then the other trees, then one by one
+ * the items a provider guards. In each round every item is proven again by its provider's guard
+ * where it has one and, for a tree, renamed into its quarantine; then one fresh look at /proc;
+ * then, item by item, the last proof (rule 21: src/safety/last-proof.ts) on the tree
+ * about to go, and the removal: the remover for a tree, `git worktree remove` for a worktree (the
+ * proof is taken where the worktree is, just before git starts). A proof or a re-check that fails
+ * puts a renamed folder back and ends the item `refused` (or `unfinished`) with the reason of that
+ * check; only an action that broke is `failed`, logged with its error, and the rest go on. Nothing
+ * is half removed but in its quarantine, which the next pass finishes. Answers what became of each
  * item; the plan's items are left as they were.
  */
 export async function executePlan(
@@ -58,35 +80,27 @@ export async function executePlan(
 ): Promise<ExecutedDeletion[]> {
   const ordered = [...plan].sort((a, b) => rank(a) - rank(b));
   const touched: ExecutedDeletion[] = [];
-  const staged: Staged[] = [];
-  for (const entry of ordered) {
-    try {
-      staged.push(stage(entry));
-    } catch (err) {
-      touched.push(fail(entry.item, err, options.log));
-    }
-  }
-  const processes = staged.length > 0 ? options.rescanProcesses?.() : undefined;
-  for (const entry of staged) {
-    const { item } = entry;
-    try {
-      const arrival = processes ? arrivalSince(processes, entry.doomed, entry.inodes ?? null) : null;
-      if (arrival) {
-        touched.push(refuseLateArrival(entry, arrival));
-        continue;
+  const cost: ProofCost = { items: 0, entries: 0, ms: 0 };
+  // The items a provider guards (under Kilo's lock, say) go after the rest, one to a round, each
+  // with a look at /proc of its own: a lock is held only while its own item goes.
+  const rounds = [ordered.filter((entry) => !guarded(entry)), ...ordered.filter(guarded).map((entry) => [entry])];
+  for (const round of rounds) {
+    const staged: Staged[] = [];
+    for (const entry of round) {
+      try {
+        staged.push(await stage(entry, options));
+      } catch (err) {
+        touched.push(outcomeOf(entry.item, err, 'left alone', options.log));
       }
-      await remove(entry, options.log);
-      const deleted: ReportItem = { ...item, verdict: 'deleted' };
-      touched.push({ planned: item, outcome: deleted });
-      await options.onDeleted(deleted);
-      options.log.info(
-        { provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason },
-        'deleted',
-      );
-    } catch (err) {
-      touched.push(fail(item, err, options.log));
     }
+    const processes = staged.length > 0 ? (options.rescanProcesses?.() ?? null) : null;
+    for (const entry of staged) touched.push(await finish(entry, processes, options, cost));
   }
+  if (cost.items > 0)
+    options.log.info(
+      { items: cost.items, entries: cost.entries, ms: Math.round(cost.ms * 10) / 10 },
+      'last proofs taken',
+    );
   return touched;
 }
 
@@ -94,78 +108,195 @@ function rank(entry: PlannedDeletion): number {
   return entry.candidate.kind === 'quarantine' ? 0 : 1;
 }
 
-/** Checks the folder is the one judged and, for a tree removal, renames it into quarantine. */
-function stage(entry: PlannedDeletion): Staged {
+const guarded = (entry: PlannedDeletion): boolean => entry.candidate.removal?.guard !== undefined;
+
+/**
+ * The provider's guard proves its case again; the folder must be the very one judged, unchanged
+ * since the pass began collecting evidence; a tree is then renamed into quarantine, as its owner.
+ */
+async function stage(entry: PlannedDeletion, options: ExecuteOptions): Promise<Staged> {
   const { candidate, facts } = entry;
   if (candidate.path === null) throw new Error('an item without a folder cannot be deleted');
+  const target = candidate.path;
   const owner: Owner | null = facts
     ? deleteIdentity(
         { uid: facts.path.parentUid, gid: facts.path.parentGid, mode: facts.path.parentMode },
         { uid: facts.path.uid, gid: facts.path.gid },
       )
     : null;
-  const removal = candidate.removal ?? { type: 'tree' };
-  if (removal.type !== 'tree' || candidate.kind === 'quarantine') return { ...entry, owner, doomed: candidate.path };
-  if (facts) assertUnchanged(candidate.path, facts);
-  const doomed = asOwner(owner, () => moveToQuarantine(candidate.path as string));
-  return { ...entry, owner, doomed };
-}
-
-async function remove(entry: Staged, log: Logger): Promise<void> {
-  const removal = entry.candidate.removal ?? { type: 'tree' };
-  if (removal.type === 'tree') {
-    asOwner(entry.owner, () => removeTree(entry.doomed));
-    return;
+  const removal: Removal = candidate.removal ?? { type: 'tree' };
+  const hold = (await removal.guard?.recheck({ owner, log: options.log })) ?? null;
+  try {
+    const renames = removal.type === 'tree' && candidate.kind !== 'quarantine';
+    if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null);
+    if (!renames) return { ...entry, owner, removal, doomed: target, renamed: false, hold };
+    hold?.assert?.();
+    const doomed = asOwner(owner, () => moveToQuarantine(target));
+    return { ...entry, owner, removal, doomed, renamed: true, hold };
+  } catch (err) {
+    await hold?.release?.();
+    throw err;
   }
-  const context: ApplyContext = {
-    owner: entry.owner,
-    log,
-    removeTree: async (target: string) => removeQuarantined(target, false, entry.owner),
-  };
-  await removal.apply(context);
 }
 
-/** A process got inside after the plan (or a mount of it appeared): the folder goes back where it was, and is refused. */
-function refuseLateArrival(entry: Staged, arrival: string): ExecutedDeletion {
-  const { item, candidate } = entry;
-  let where = 'left alone';
-  if (
-    candidate.path !== null &&
-    entry.doomed !== candidate.path &&
-    quarantinedName(path.basename(entry.doomed)) !== null
-  ) {
+/** The last proof, then the removal; whatever happens, the guard lets go at the end. */
+async function finish(
+  entry: Staged,
+  processes: ProcessTable | null,
+  options: ExecuteOptions,
+  cost: ProofCost,
+): Promise<ExecutedDeletion> {
+  const { item } = entry;
+  try {
     try {
-      if (lstatOrNullSync(candidate.path)) throw new Error(`${candidate.path} exists again`);
-      asOwner(entry.owner, () => renameSync(entry.doomed, candidate.path as string));
-      where = 'put back where it was';
+      const started = performance.now();
+      for (const subject of subjectsOf(entry)) {
+        const proof = takeLastProof(subject, options.evidenceSinceMs, processes);
+        cost.entries += proof.entries;
+        if (proof.stop) throw new RemovalStopped('refused', proof.stop.reason, proof.stop.detail);
+      }
+      cost.ms += performance.now() - started;
+      cost.items += 1;
+      entry.hold?.assert?.();
     } catch (err) {
-      where = `left in quarantine at ${entry.doomed} (${errorMessage(err)}); the next pass judges it again`;
+      return outcomeOf(item, err, putBack(entry), options.log);
     }
+    try {
+      const notes = await remove(entry, processes, options);
+      const detail = notes.length > 0 ? `${item.detail}; ${notes.join('; ')}` : item.detail;
+      const deleted: ReportItem = { ...item, verdict: 'deleted', detail };
+      await options.onDeleted(deleted);
+      options.log.info(
+        { provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason },
+        'deleted',
+      );
+      return { planned: item, outcome: deleted };
+    } catch (err) {
+      const where =
+        entry.renamed || entry.candidate.kind === 'quarantine'
+          ? `left in quarantine at ${entry.doomed}; the next pass finishes it`
+          : 'left alone';
+      return outcomeOf(item, err, where, options.log);
+    }
+  } finally {
+    await entry.hold?.release?.();
   }
-  return { planned: item, outcome: { ...item, verdict: 'refused', reason: 'in-use', detail: `${arrival}; ${where}` } };
 }
 
-function fail(item: ReportItem, err: unknown, log: Logger): ExecutedDeletion {
+/** The trees an item's removal takes away: the tree itself, and a worktree's admin entry. */
+function subjectsOf(entry: Staged): ProofSubject[] {
+  const ownerUid = entry.facts?.path.uid ?? null;
+  const own: ProofSubject = {
+    tree: entry.doomed,
+    judgedAt: entry.candidate.path as string,
+    renamed: entry.renamed,
+    ownerUid,
+    earlier: entry.inodes ?? null,
+  };
+  if (entry.removal.type !== 'git-worktree') return [own];
+  const { adminDir } = entry.removal;
+  return [own, { tree: adminDir, judgedAt: adminDir, renamed: false, ownerUid }];
+}
+
+/** Removes the staged item as its owner; answers the notes the report's detail takes with it. */
+async function remove(entry: Staged, processes: ProcessTable | null, options: ExecuteOptions): Promise<string[]> {
+  const { removal } = entry;
+  const notes: string[] = [];
+  if (removal.type === 'git-worktree') {
+    await removeWorktreeWithGit(removal.worktree, removal.ownerRepo, entry.owner);
+    for (const extra of removal.alsoRemove ?? []) {
+      const note = removeAlso(extra, entry, processes, options);
+      if (note) notes.push(note);
+    }
+  } else asOwner(entry.owner, () => removeTree(entry.doomed));
+  const note = await entry.hold?.afterRemoval?.();
+  if (note) notes.push(note);
+  return notes;
+}
+
+/**
+ * A folder of the owner's that goes once git removed its worktree (Owl's worktree-config/<id>/):
+ * renamed, proven like any tree, removed. Kept where the proof fails: a later pass finds it as a
+ * leftover. Answers a note when it is kept.
+ */
+function removeAlso(
+  extra: string,
+  entry: Staged,
+  processes: ProcessTable | null,
+  options: ExecuteOptions,
+): string | undefined {
+  if (!lstatOrNullSync(extra)) return undefined;
+  const doomed = asOwner(entry.owner, () => moveToQuarantine(extra));
+  const proof = takeLastProof(
+    { tree: doomed, judgedAt: extra, renamed: true, ownerUid: entry.facts?.path.uid ?? null },
+    options.evidenceSinceMs,
+    processes,
+  );
+  if (!proof.stop) {
+    asOwner(entry.owner, () => removeTree(doomed));
+    return undefined;
+  }
+  const where = putBackFrom(doomed, extra, entry.owner);
+  options.log.warn(
+    { path: extra, reason: proof.stop.reason, detail: proof.stop.detail },
+    'kept with its worktree gone',
+  );
+  return `${extra} was kept (${proof.stop.reason}: ${proof.stop.detail}; ${where})`;
+}
+
+/** A proof or re-check failed before anything was removed: a renamed folder goes back where it was. */
+function putBack(entry: Staged): string {
+  if (!entry.renamed) return entry.candidate.kind === 'quarantine' ? 'left in quarantine' : 'left alone';
+  return putBackFrom(entry.doomed, entry.candidate.path as string, entry.owner);
+}
+
+function putBackFrom(doomed: string, judgedAt: string, owner: Owner | null): string {
+  try {
+    if (lstatOrNullSync(judgedAt)) throw new Error(`${judgedAt} exists again`);
+    asOwner(owner, () => renameSync(doomed, judgedAt));
+    return 'put back where it was';
+  } catch (err) {
+    return `left in quarantine at ${doomed} (${errorMessage(err)}); the next pass judges it again`;
+  }
+}
+
+/**
+ * The outcome of an item an error ended: a stop (a re-check, the last proof, git's refusal, the
+ * remover finding a swapped folder or a mount) is the verdict of that check; anything else broke.
+ */
+function outcomeOf(item: ReportItem, err: unknown, where: string, log: Logger): ExecutedDeletion {
+  const stop = asStop(err);
+  if (stop)
+    return {
+      planned: item,
+      outcome: { ...item, verdict: stop.verdict, reason: stop.reason, detail: `${stop.message}; ${where}` },
+    };
   log.warn({ err, provider: item.provider, path: item.path }, 'deletion failed');
-  const detail = `deletion failed: ${errorMessage(err)} (was: ${item.detail})`;
+  const detail = `deletion failed: ${errorMessage(err)} (was: ${item.detail}); ${where}`;
   return { planned: item, outcome: { ...item, verdict: 'failed', reason: 'delete-failed', detail } };
 }
 
-/** The folder judged must be the folder deleted: a swap (for a link, say) after the plan stops it. */
-function assertUnchanged(target: string, facts: InspectedFacts): void {
-  const now = lstatOrNullSync(target);
-  if (!now) throw new Error(`${target} disappeared after it was judged`);
-  if (!now.isDirectory() || now.ino !== facts.path.ino || now.dev !== facts.path.dev) {
-    throw new Error(
-      `${target} was replaced after it was judged (now ${now.isSymbolicLink() ? 'a symlink' : 'another entry'}); left alone`,
-    );
-  }
+function asStop(err: unknown): RemovalStopped | null {
+  if (err instanceof RemovalStopped) return err;
+  if (err instanceof TreeSwappedError) return new RemovalStopped('refused', 'changed-during-inspection', err.message);
+  if (err instanceof MountInsideError) return new RemovalStopped('refused', 'mount-inside', err.message);
+  return null;
 }
 
-/** Rename into quarantine (unless it is one already), then remove; both as the owner. */
-export function removeQuarantined(target: string, alreadyQuarantined: boolean, owner: Owner | null): void {
-  asOwner(owner, () => {
-    const doomed = alreadyQuarantined ? target : moveToQuarantine(target);
-    removeTree(doomed);
-  });
+/**
+ * The folder judged must be the folder deleted: a swap (for a link, say) after the plan stops it.
+ * Before a rename, its own ctime is proven too (`sinceMs`): the rename is about to change it.
+ */
+function assertUnchanged(target: string, facts: InspectedFacts, sinceMs: number | null): void {
+  const changed = (detail: string) => new RemovalStopped('refused', 'changed-during-inspection', detail);
+  const now = lstatOrNullSync(target);
+  if (!now) throw changed(`${target} disappeared after it was judged`);
+  if (!now.isDirectory() || now.ino !== facts.path.ino || now.dev !== facts.path.dev)
+    throw changed(
+      `${target} was replaced after it was judged (now ${now.isSymbolicLink() ? 'a symlink' : 'another entry'})`,
+    );
+  if (sinceMs !== null && changedSince(now.ctimeMs, sinceMs))
+    throw changed(
+      `${target} changed at ${new Date(now.ctimeMs).toISOString()} (ctime), after the pass began collecting its evidence at ${new Date(sinceMs).toISOString()}`,
+    );
 }

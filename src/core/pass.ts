@@ -12,6 +12,7 @@ import { createTreeCache } from '../safety/tree-cache.js';
 import { WalkWatch } from '../safety/walk-watch.js';
 import { acquireRunLock } from '../safety/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
+import { CLOCK_MARGIN_MS } from '../safety/since.js';
 import { escapedItem, escapedRoot } from './escape.js';
 import { computeTotals } from './totals.js';
 import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
@@ -88,9 +89,13 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const started = clock();
   options.log.debug({ homes }, 'homes');
 
+  // The last proof keeps every item with an entry changed after this moment (src/safety/since.ts):
+  // the kernel's own clock, read before any evidence, and at least a margin before the first of it.
+  const evidenceSinceMs = Date.now();
   // /proc is read before any walk, so that each walk (most happen while the providers gather, through
   // the shared cache) looks every entry up among the files processes hold: one walk, both tests.
   const processes = options.config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
+  if (!options.reportOnly) await until(evidenceSinceMs + CLOCK_MARGIN_MS);
   const watch = processes?.visible ? new WalkWatch(processes.identities, !options.reportOnly) : null;
   const trees = createTreeCache({
     ...(watch ? { visitorFor: (root: string) => watch.visitorFor(root) } : {}),
@@ -109,7 +114,8 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   watch?.clear();
 
   await options.onPlanned?.(plan.items);
-  const executed = plan.deletions.length > 0 ? await applyPlan(plan.deletions, options, clock, processes) : [];
+  const executed =
+    plan.deletions.length > 0 ? await applyPlan(plan.deletions, options, clock, processes, evidenceSinceMs) : [];
   const report = buildReport(
     options,
     { started, finished: clock(), liveness, roots },
@@ -224,15 +230,17 @@ async function planDeletions(
   return { items, deletions };
 }
 
-/** Apply: the executor carries out the deletions (its re-checks run just before each rename and removal). */
+/** Apply: the executor carries out the deletions (its re-checks and last proofs run just before each removal). */
 function applyPlan(
   deletions: readonly PlannedDeletion[],
   options: PassOptions,
   clock: () => Date,
   processes: ProcessTable | null,
+  evidenceSinceMs: number,
 ): Promise<ExecutedDeletion[]> {
   return executePlan(deletions, {
     log: options.log,
+    evidenceSinceMs,
     onDeleted: async (item) => options.onDeleted?.(item, clock()),
     ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
   });
@@ -295,6 +303,12 @@ function toldOfSizes(measure: (root: string) => TreeFacts, progress: PassProgres
 /** The trees inspecting a candidate walks, in the order it walks them. */
 function treesOf(candidate: Candidate): string[] {
   return candidate.path === null ? [] : [path.resolve(candidate.path), ...(candidate.alsoWatch ?? [])];
+}
+
+/** Resolves once the clock reads `ms` or later. */
+async function until(ms: number): Promise<void> {
+  const wait = ms - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 1));
 }
 
 function describeLiveness(processes: ProcessTable | null): Liveness {

@@ -4,7 +4,8 @@
  * added, renamed or dropped without its documentation.
  *
  * A code whose owner judgement is `delete` ends as `deleted` or `would-delete`; any of them may end
- * as `failed` with `delete-failed` instead, so that pair is not repeated on every row.
+ * as `failed` with `delete-failed` instead, so that pair is not repeated on every row. A `kept`
+ * code a provider's re-check can give just before the delete also comes as `refused` (rule 23).
  */
 const DELETES = ['deleted', 'would-delete'] as const;
 
@@ -38,8 +39,8 @@ export const REASONS = {
   // kilo
   'worktree-removed': DELETES,
   'kilo-delete-leftover': DELETES,
-  'worktree-present': ['kept'],
-  'legacy-project-repo': ['kept'],
+  'worktree-present': ['kept', 'refused'],
+  'legacy-project-repo': ['kept', 'refused'],
   'unmanaged-worktree': ['refused'],
   'owner-unknown': ['refused'],
   'owner-unreadable': ['refused'],
@@ -62,7 +63,7 @@ export const REASONS = {
   'idle-clean': DELETES,
   'job-open': ['kept'],
   'job-state-unknown': ['kept'],
-  'not-idle': ['kept'],
+  'not-idle': ['kept', 'refused'],
   'git-locked': ['kept', 'refused'],
   'uncommitted-changes': ['unfinished'],
   'unique-commits': ['unfinished'],

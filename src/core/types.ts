@@ -29,12 +29,50 @@ export type OwnerJudgement =
   | { decision: 'kept' | 'unfinished' | 'refused'; reason: Reason; detail: string };
 
 /**
- * How an item proven dead is removed. The executor knows each kind; providers only describe.
- * - `tree`: quarantine rename in the same folder, then a delete that never follows a link.
- * - `custom`: the provider removes it itself (git worktree remove, Kilo's lock protocol),
- *   through the same fs and git modules, and returns what it touched.
+ * How an item proven dead is removed. The executor carries out every kind, and takes the last
+ * proof (rule 21) before each; providers only describe, and may prove their own case again.
+ * - `tree`: quarantine rename in the same folder, the last proof, then a delete that never follows
+ *   a link.
+ * - `git-worktree`: the last proof on the worktree and its admin entry where they are, then
+ *   `git worktree remove` in the owner repository (never `--force`); `alsoRemove` folders go
+ *   afterwards, each as a tree.
  */
-export type Removal = { type: 'tree' } | { type: 'custom'; apply: (ctx: ApplyContext) => Promise<void> };
+export type Removal =
+  | { type: 'tree'; guard?: RemovalGuard }
+  | {
+      type: 'git-worktree';
+      worktree: string;
+      ownerRepo: string;
+      adminDir: string;
+      guard: RemovalGuard;
+      alsoRemove?: string[];
+    };
+
+/** A provider's own proof, taken again right before its item goes. */
+interface RemovalGuard {
+  /**
+   * Proves again what the plan proved (under the owner's lock, where it has one). Throws a
+   * RemovalStopped (src/core/errors.ts) where that no longer holds. What it answers is kept until
+   * the item is gone or put back.
+   */
+  recheck(ctx: GuardContext): Promise<GuardHold | undefined>;
+}
+
+export interface GuardContext {
+  /** The uid/gid the delete runs as (the owner when running as root), or null for "as we are". */
+  owner: { uid: number; gid: number } | null;
+  log: Logger;
+}
+
+/** What a guard holds while its item goes: a lock, and the steps that come with it. */
+export interface GuardHold {
+  /** Throws unless the guard's proof still holds; called just before each step that cannot be undone. */
+  assert?(): void;
+  /** Once the item is gone (Kilo drops the pin of the repository); may answer a note for the report. */
+  afterRemoval?(): Promise<string | undefined>;
+  /** Whatever became of the item, at the end (Kilo releases its lock). */
+  release?(): Promise<void>;
+}
 
 export interface Candidate {
   provider: ProviderName;
@@ -93,14 +131,6 @@ export interface Provider {
    * worktree sets) would judge the same folders is refused before a pass starts.
    */
   claimedAreas?(ctx: GatherContext): Promise<ClaimedArea[]>;
-}
-
-export interface ApplyContext {
-  /** The uid/gid the delete runs as (the owner when running as root), or null for "as we are". */
-  owner: { uid: number; gid: number } | null;
-  log: Logger;
-  /** Remove a folder tree safely: quarantine rename, then a delete that never follows a link. */
-  removeTree(path: string): Promise<void>;
 }
 
 /** The safety facts of one candidate's folder, gathered by the safety engine. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { ApplyContext, Removal } from '../core/types.js';
+import { RemovalStopped } from '../core/errors.js';
+import type { Removal } from '../core/types.js';
 import { isStrictlyInside } from '../safety/containment.js';
 import { lstatOrNull, readdirOrEmpty, readFileOrNull, realpath } from '../safety/fs.js';
 import { quarantinedName } from '../safety/quarantine.js';
@@ -80,24 +81,32 @@ async function isUnder(ownedRoot: string, worktree: string): Promise<boolean> {
 }
 
 /**
- * Removes just this one admin entry, after proving again that it is stale and ours, and that it
- * holds the very refs of its own that were judged (none, or ones whose commits other refs hold).
+ * Removes just this one admin entry (the executor renames it, proves it and removes it as a tree),
+ * after proving again that it is stale and ours, that it holds the very refs of its own that were
+ * judged (none, or ones whose commits other refs hold), and no submodule repositories.
  */
 export function adminEntryRemoval(entry: StaleAdminEntry, ownedRoot: string): Removal {
+  const changed = (detail: string) => new RemovalStopped('refused', 'changed-during-inspection', detail);
   return {
-    type: 'custom',
-    apply: async (ctx: ApplyContext) => {
-      const still = await staleEntry(entry.adminDir, ownedRoot);
-      if (still !== entry.worktree)
-        throw new Error(
-          `the admin entry ${entry.adminDir} is no longer a stale entry of ${entry.worktree}; left alone`,
-        );
-      const refs = readWorktreeRefFiles({ adminDir: entry.adminDir, commonDir: path.dirname(entry.adminRoot) });
-      if (refs === null || JSON.stringify(refs) !== JSON.stringify(entry.worktreeRefs))
-        throw new Error(`the refs of its own in ${entry.adminDir} changed since it was judged; left alone`);
-      if (await submoduleGitDirs(entry.adminDir))
-        throw new Error(`${entry.adminDir} now holds submodule repositories in modules/; left alone`);
-      await ctx.removeTree(entry.adminDir);
+    type: 'tree',
+    guard: {
+      async recheck() {
+        const still = await staleEntry(entry.adminDir, ownedRoot);
+        if (still !== entry.worktree)
+          throw changed(
+            `the admin entry ${entry.adminDir} is no longer a stale entry of ${entry.worktree}; left alone`,
+          );
+        const refs = readWorktreeRefFiles({ adminDir: entry.adminDir, commonDir: path.dirname(entry.adminRoot) });
+        if (refs === null || JSON.stringify(refs) !== JSON.stringify(entry.worktreeRefs))
+          throw changed(`the refs of its own in ${entry.adminDir} changed since it was judged; left alone`);
+        if (await submoduleGitDirs(entry.adminDir))
+          throw new RemovalStopped(
+            'unfinished',
+            'nested-repository',
+            `${entry.adminDir} now holds submodule repositories in modules/; left alone`,
+          );
+        return undefined;
+      },
     },
   };
 }

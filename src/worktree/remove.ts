@@ -1,6 +1,5 @@
-import { git } from '../git/git.js';
-import type { ApplyContext, OwnerJudgement, Removal } from '../core/types.js';
-import { lstatOrNull } from '../safety/fs.js';
+import { RemovalStopped, stopFor } from '../core/errors.js';
+import type { OwnerJudgement, Removal } from '../core/types.js';
 import { examineWorktree, type WorktreeEvidence } from './evidence.js';
 
 export interface WorktreeRemovalPlan {
@@ -13,25 +12,38 @@ export interface WorktreeRemovalPlan {
 }
 
 /**
- * `git worktree remove <path>` in the owner repository, as the owner: never `--force`, so git
- * itself refuses a dirty or locked tree, and no branch is ever deleted. The evidence is read again
- * first and judged again: a commit, a lock or a change made since the plan stops the removal.
+ * How a worktree proven dead goes: the executor takes the last proof on it and its admin entry,
+ * then runs `git worktree remove` (src/worktree/git-remove.ts). Right before, the evidence is read
+ * again and judged again: a commit, a lock or a change made since the plan stops the removal, with
+ * the verdict of that judgement.
  */
 export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
+  const { link } = plan.judged;
   return {
-    type: 'custom',
-    apply: async (ctx: ApplyContext) => {
-      const { link } = plan.judged;
-      const fresh = await examineWorktree(link.path);
-      const verdict = plan.rejudge(fresh);
-      if (verdict.decision !== 'delete') throw new Error(`changed since it was judged, left alone: ${verdict.detail}`);
-      if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)
-        throw new Error(`${link.path} now belongs to another admin entry; left alone`);
-      if (fresh.git?.head.commit !== plan.judged.git?.head.commit)
-        throw new Error(`HEAD of ${link.path} moved since it was judged; left alone`);
-      await git(['worktree', 'remove', link.path], { cwd: link.ownerRepo, owner: ctx.owner });
-      if (await lstatOrNull(link.path)) throw new Error(`git worktree remove left ${link.path} in place`);
-      for (const extra of plan.alsoRemove ?? []) if (await lstatOrNull(extra)) await ctx.removeTree(extra);
+    type: 'git-worktree',
+    worktree: link.path,
+    ownerRepo: link.ownerRepo,
+    adminDir: link.adminDir,
+    ...(plan.alsoRemove ? { alsoRemove: plan.alsoRemove } : {}),
+    guard: {
+      async recheck() {
+        const fresh = await examineWorktree(link.path);
+        const verdict = plan.rejudge(fresh);
+        if (verdict.decision !== 'delete') throw stopFor(verdict);
+        if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)
+          throw new RemovalStopped(
+            'refused',
+            'admin-mismatch',
+            `${link.path} now belongs to another admin entry than ${link.adminDir}; left alone`,
+          );
+        if (fresh.git?.head.commit !== plan.judged.git?.head.commit)
+          throw new RemovalStopped(
+            'refused',
+            'changed-during-inspection',
+            `HEAD of ${link.path} moved since it was judged; left alone`,
+          );
+        return undefined;
+      },
     },
   };
 }

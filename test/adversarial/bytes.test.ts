@@ -226,22 +226,31 @@ describe('an entry that vanishes between its listing and its lstat, in a pass', 
     return state;
   }
 
-  it('is re-walked: a re-walk that sees the tree whole settles it', async () => {
+  it('is re-walked: a re-walk that sees the tree whole settles it; the move itself is a change the last proof sees', async () => {
     const s = scene();
     const item = bytesPath(s.root, 'session');
     holdBytes(item);
     putBytes(bytesPath(item, 'sub', 'flaky.txt'), 'here, then not\n');
     backdate(s.dir, daysAgo(3));
-    const hook = vanishing('flaky.txt', 1);
+    const pass = (reportOnly: boolean) =>
+      scratchPass({ provider: scratchProvider({ root: s.root }), reportDir: s.reportDir, reportOnly });
 
-    const { report } = await scratchPass({
-      provider: scratchProvider({ root: s.root }),
-      reportDir: s.reportDir,
-    });
+    const planned = vanishing('flaky.txt', 1);
+    const { report: judged } = await pass(true);
     restoreFs();
+    expect(planned.hits).toBe(1);
+    expect(itemAt(judged, spelled(item))).toMatchObject({ verdict: 'would-delete' });
 
-    expect(hook.hits).toBe(1);
-    expect(itemAt(report, spelled(item))).toMatchObject({ verdict: 'deleted' });
+    // In a deleting pass the entry really was moved away and back during the pass (rule 21).
+    const moved = vanishing('flaky.txt', 1);
+    const { report: proven } = await pass(false);
+    restoreFs();
+    expect(moved.hits).toBe(1);
+    expect(itemAt(proven, spelled(item))).toMatchObject({ verdict: 'refused', reason: 'changed-during-inspection' });
+    expect(itemAt(proven, spelled(item)).detail).toContain('put back where it was');
+
+    const { report: next } = await pass(false);
+    expect(itemAt(next, spelled(item))).toMatchObject({ verdict: 'deleted' });
   });
 
   it('reports an item still listed that lstat cannot find as changed-during-inspection, never passes over it', async () => {

@@ -310,6 +310,14 @@ describe("rule 15: the pass's environment never reaches git", () => {
   });
 });
 
+/** What the re-judge finds in each of LATE_CHANGES: the tree is `unfinished` with that reason (rule 23). */
+const LATE_REASONS: Record<string, string> = {
+  'ref-worktree': 'unique-commits',
+  'assume-unchanged-edit': 'uncommitted-changes',
+  'nested-ignored': 'nested-repository',
+  bisect: 'operation-in-progress',
+};
+
 /** What happens to a clean tree between the plan and its removal, each caught only by the re-judge. */
 const LATE_CHANGES: Record<string, (worktree: string, repo: string, name: string) => void> = {
   'ref-worktree': (worktree, _repo, name) => {
@@ -352,7 +360,7 @@ describe('rule 15: the re-judge just before git worktree remove', () => {
             `late-${tree.provider}-${tree.name}`,
           );
         }
-        // Old again, so that nothing but the re-judge can stop the removal.
+        // Old again, so that nothing but the re-judge (or the last proof after it) can stop the removal.
         backdate(path.join(world.dir, 'world'), daysAgo(3));
         changed = new Map(
           world.trees.flatMap((tree) => [
@@ -364,8 +372,10 @@ describe('rule 15: the re-judge just before git worktree remove', () => {
     });
     for (const tree of world.trees) {
       const item = itemAt(result.report, tree.path);
-      expect(`${tree.provider} ${tree.name}: ${item.verdict}`).toBe(`${tree.provider} ${tree.name}: failed`);
-      expect(item.detail).toContain('changed since it was judged');
+      expect(`${tree.provider} ${tree.name}: ${item.verdict} ${item.reason}`).toBe(
+        `${tree.provider} ${tree.name}: unfinished ${LATE_REASONS[tree.name]}`,
+      );
+      expect(item.detail).toContain('judged again just before the delete');
       for (const kept of [tree.path, tree.admin])
         expect(diffInventories(changed.get(kept) as ReturnType<typeof inventory>, inventory(kept)), kept).toEqual({
           removed: [],

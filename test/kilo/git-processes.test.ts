@@ -179,8 +179,8 @@ describe("under Kilo's lock, the owner repository looked at again", () => {
       },
     });
 
-    expect(itemAt(report, back)).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
-    expect(itemAt(report, back).detail).toContain('worktree-still-registered');
+    expect(itemAt(report, back)).toMatchObject({ verdict: 'refused', reason: 'worktree-still-registered' });
+    expect(itemAt(report, back).detail).toContain('judged again just before the delete');
     expect(itemAt(report, gone)).toMatchObject({ verdict: 'deleted' });
     expect(existsSync(back)).toBe(true);
     const after = snapshotOf(s);
@@ -204,8 +204,7 @@ describe("under Kilo's lock, the owner repository looked at again", () => {
       },
     });
 
-    expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
-    expect(itemAt(report, gitdir).detail).toContain('owner-unavailable');
+    expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'refused', reason: 'owner-unavailable' });
     // The whole reading again: rev-parse a second time, and it found no repository in R.
     expect(countByCommand(calls())).toEqual({ 'rev-parse': 2, 'worktree list': 1, 'for-each-ref': 1 });
     expect(diffInventories(before, snapshotOf(s)).removed.filter((key) => !key.includes(`${path.sep}locks`))).toEqual(
@@ -234,8 +233,9 @@ describe("under Kilo's lock, the owner repository looked at again", () => {
     expect(existsSync(dropped)).toBe(false);
     // The repository went, but the pin that moved is not dropped: only ever at the value read.
     expect(existsSync(moved)).toBe(false);
-    expect(itemAt(report, moved)).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
-    expect(itemAt(report, moved).detail).toContain(`it is now ${elsewhere}`);
+    expect(itemAt(report, moved)).toMatchObject({ verdict: 'deleted', reason: 'worktree-removed' });
+    expect(itemAt(report, moved).detail).toContain(`is left: it moved from`);
+    expect(itemAt(report, moved).detail).toContain(`to ${elsewhere}`);
     expect(git(['-C', s.repo, 'rev-parse', pinOf(moved)]).trim()).toBe(elsewhere);
   });
 });

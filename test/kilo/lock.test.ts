@@ -128,7 +128,7 @@ describe("Kilo's snapshot lock", () => {
     const { report } = await withProcessEnv({ PATH: `${bin}:${process.env.PATH}` }, () => runKilo(s));
 
     const item = itemAt(report, repo);
-    expect(item).toMatchObject({ verdict: 'failed', reason: 'delete-failed' });
+    expect(item).toMatchObject({ verdict: 'refused', reason: 'kilo-lock-held' });
     expect(item.detail).toMatch(/the snapshot lock .* has a heartbeat 5\ds old: .*left alone/);
     expect(existsSync(repo)).toBe(true);
     expect(refExists(s.repo, pinOf(repo))).toBe(true);

@@ -1,22 +1,15 @@
 import { existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { removeQuarantined } from '../../src/core/executor.js';
-import type { ApplyContext, OwnerJudgement } from '../../src/core/types.js';
+import type { OwnerJudgement } from '../../src/core/types.js';
 import { examineWorktree } from '../../src/worktree/evidence.js';
 import { adminEntryRemoval, findStaleAdminEntries } from '../../src/worktree/prune.js';
 import { gitWorktreeRemoval } from '../../src/worktree/remove.js';
+import { deadCandidate, evidenceMoment, executeOne } from '../helpers/execute.js';
 import { put } from '../helpers/fs-fixtures.js';
 import { inventory } from '../helpers/inventory.js';
 import { tempDir } from '../helpers/temp.js';
 import { addWorktree, expectOnly, listedWorktrees, makeRepo, sh } from './git-fixtures.js';
-
-const ctx: ApplyContext = {
-  owner: null,
-  log: pino({ level: 'silent' }),
-  removeTree: async (target) => removeQuarantined(target, false, null),
-};
 
 /** Stands in for a provider's judge: delete only a clean, unlocked worktree. */
 const cleanAndUnlocked = (fresh: Awaited<ReturnType<typeof examineWorktree>>): OwnerJudgement => {
@@ -39,20 +32,30 @@ describe('worktree engine: removal proves its case again at the last moment', ()
     const dir = tempDir();
     const repo = makeRepo(path.join(dir, 'repo'));
     const tree = addWorktree(repo, path.join(dir, 'trees', 'a'), 'feature-a');
+    const sinceMs = await evidenceMoment();
     const removal = await planFor(tree);
-    if (removal.type !== 'custom') throw new Error('expected a custom removal');
-    await removal.apply(ctx);
+    const done = await executeOne(deadCandidate(tree, path.join(dir, 'trees'), removal), { sinceMs });
+    expect(done.outcome.verdict).toBe('deleted');
     expect(existsSync(tree)).toBe(false);
     expect(listedWorktrees(repo)).toEqual([repo]);
     expect(sh(repo, 'branch', '--list', 'feature-a').trim()).toBe('feature-a');
   });
 
-  for (const [change, act] of [
+  for (const [change, act, verdict, reason, why] of [
     [
       'an untracked file written after the plan',
       (tree: string, _repo: string) => put(path.join(tree, 'late.txt'), 'late work\n'),
+      'unfinished',
+      'uncommitted-changes',
+      /judged again just before the delete: dirty now/,
     ],
-    ['a lock taken after the plan', (tree: string, repo: string) => sh(repo, 'worktree', 'lock', tree)],
+    [
+      'a lock taken after the plan',
+      (tree: string, repo: string) => sh(repo, 'worktree', 'lock', tree),
+      'refused',
+      'git-locked',
+      /judged again just before the delete: locked/,
+    ],
     [
       'a commit made after the plan',
       (tree: string) => {
@@ -60,17 +63,27 @@ describe('worktree engine: removal proves its case again at the last moment', ()
         sh(tree, 'add', 'c.txt');
         sh(tree, 'commit', '-q', '-m', 'late');
       },
+      'refused',
+      'changed-during-inspection',
+      /HEAD of .* moved since it was judged/,
     ],
   ] as const) {
-    it(`stops at ${change} and loses nothing`, async () => {
+    it(`stops at ${change}, ${verdict} with the re-check's reason, and loses nothing`, async () => {
       const dir = tempDir();
       const repo = makeRepo(path.join(dir, 'repo'));
       const tree = addWorktree(repo, path.join(dir, 'trees', 'a'), 'feature-a');
+      const sinceMs = await evidenceMoment();
       const removal = await planFor(tree);
-      act(tree, repo);
-      const before = inventory(dir);
-      if (removal.type !== 'custom') throw new Error('expected a custom removal');
-      await expect(removal.apply(ctx)).rejects.toThrow(/left alone/);
+      let before = inventory(dir);
+      const done = await executeOne(deadCandidate(tree, path.join(dir, 'trees'), removal), {
+        sinceMs,
+        before: () => {
+          act(tree, repo);
+          before = inventory(dir);
+        },
+      });
+      expect(done.outcome).toMatchObject({ verdict, reason });
+      expect(done.outcome.detail).toMatch(why);
       expectOnly(before, inventory(dir), {});
       expect(listedWorktrees(repo)).toContain(tree);
     });
@@ -91,13 +104,21 @@ describe('worktree engine: removal proves its case again at the last moment', ()
     expect(stale.map((entry) => entry.worktree)).toEqual([path.join(owned, 'stale')]);
 
     // It comes back before the removal: the entry is no longer stale and stays.
+    const entry = stale[0] as (typeof stale)[number];
+    const sinceMs = await evidenceMoment();
+    const candidate = {
+      ...deadCandidate(entry.adminDir, entry.adminRoot, adminEntryRemoval(entry, owned)),
+      kind: 'worktree-admin' as const,
+    };
     mkdirSync(path.join(owned, 'stale'));
-    const removal = adminEntryRemoval(stale[0] as (typeof stale)[number], owned);
-    if (removal.type !== 'custom') throw new Error('expected a custom removal');
-    await expect(removal.apply(ctx)).rejects.toThrow(/no longer a stale entry/);
+    const back = await executeOne(candidate, { sinceMs });
+    expect(back.outcome).toMatchObject({ verdict: 'refused', reason: 'changed-during-inspection' });
+    expect(back.outcome.detail).toMatch(/no longer a stale entry/);
+    expect(existsSync(entry.adminDir)).toBe(true);
     rmdirSync(path.join(owned, 'stale'));
     const before = inventory(path.join(repo, '.git'));
-    await removal.apply(ctx);
+    const gone = await executeOne(candidate, { sinceMs });
+    expect(gone.outcome.verdict).toBe('deleted');
     const rel = (p: string) => path.relative(path.join(repo, '.git'), p);
     expectOnly(before, inventory(path.join(repo, '.git')), {
       removed: [rel(stale[0]?.adminDir as string)],
