@@ -16,6 +16,8 @@ export interface PassSetup {
   only?: ProviderName[];
   env?: NodeJS.ProcessEnv;
   clock?: () => Date;
+  /** Runs once the plan is judged, before anything is deleted (a write that comes after the plan). */
+  onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
 }
 
 /** Runs one real pass in this process, through the config loader like the CLI does. */
@@ -32,6 +34,7 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
     log: pino({ level: 'silent' }),
     env,
     clock: setup.clock,
+    ...(setup.onPlanned ? { onPlanned: setup.onPlanned } : {}),
   });
 }
 
