@@ -1,4 +1,4 @@
-import { FILE_TYPE, FOLDER_TYPE, foreignBecause } from './ownership.js';
+import { FILE_TYPE, FOLDER_TYPE, isForeign } from './ownership.js';
 import type { EntryIdentity, EntryVisitor, TreeFacts } from './walk.js';
 
 /**
@@ -136,7 +136,7 @@ export class FindRecords {
     facts.entries += 1;
     // Depth 1 is the tree's own repository; further down is a repository of its own.
     if (gitName && depth > 1) tree.ownWalk = true;
-    if (foreignBecause(facts.uid, { uid, mode }) !== null) tree.ownWalk = true;
+    if (isForeign(facts.uid, uid, mode)) tree.ownWalk = true;
     if (mtimeMs > facts.newestWriteMs) facts.newestWriteMs = mtimeMs;
     if (type !== DIRECTORY) {
       facts.bytes += size;
@@ -172,7 +172,7 @@ export class FindRecords {
       nestedGit: { count: 0, paths: [] },
       uid: owner.uid,
     };
-    this.tree = { root, facts, dev, ownWalk: foreignBecause(owner.uid, owner) !== null, visit };
+    this.tree = { root, facts, dev, ownWalk: isForeign(owner.uid, owner.uid, owner.mode), visit };
   }
 
   /** The tree find has just moved past, when its batch is still clean. */

@@ -16,6 +16,7 @@ export const FILE_TYPE = 0o100000;
  * alone: their mode means nothing.
  */
 export function foreignBecause(ownerUid: number, entry: Ownership): string | null {
+  if (!isForeign(ownerUid, entry.uid, entry.mode)) return null;
   if (entry.uid !== ownerUid) return `belongs to uid ${entry.uid}, not to the item's owner (uid ${ownerUid})`;
   if (ownerUid === 0) return null;
   const type = entry.mode & TYPE_BITS;
@@ -30,6 +31,15 @@ export function foreignBecause(ownerUid: number, entry: Ownership): string | nul
   } else if (type === FILE_TYPE && (entry.mode & 0o400) === 0)
     return `is a file its owner (uid ${ownerUid}) cannot read (mode ${octal(entry.mode)})`;
   return null;
+}
+
+/** foreignBecause's answer as a yes or no, with nothing made: the test a walk asks of every entry. */
+export function isForeign(ownerUid: number, uid: number, mode: number): boolean {
+  if (uid !== ownerUid) return true;
+  if (ownerUid === 0) return false;
+  const type = mode & TYPE_BITS;
+  if (type === FOLDER_TYPE) return (mode & 0o700) !== 0o700;
+  return type === FILE_TYPE && (mode & 0o400) === 0;
 }
 
 function octal(mode: number): string {

@@ -2,7 +2,7 @@ import { errorCode, errorMessage } from '../core/errors.js';
 import { CwdCursor, TreeSwappedError, type FolderIdentity } from './cwd-cursor.js';
 import { lstatSync, readdirNamesSync } from './fs.js';
 import type { Stats } from './fs.js';
-import { foreignBecause } from './ownership.js';
+import { foreignBecause, isForeign } from './ownership.js';
 
 export interface TreeFacts {
   /** Apparent size: every non-directory entry's st_size (a symlink counts as the link itself). */
@@ -135,10 +135,8 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
     }
     visit?.(stats);
     facts.entries += 1;
-    if (facts.foreign === undefined) {
-      const why = foreignBecause(facts.uid, stats);
-      if (why) facts.foreign = `${cursor.describe(name)} ${why}`;
-    }
+    if (facts.foreign === undefined && isForeign(facts.uid, stats.uid, stats.mode))
+      facts.foreign = `${cursor.describe(name)} ${foreignBecause(facts.uid, stats)}`;
     // The top's own `.git` is the tree's repository; one further down is a repository of its own.
     if (name === GIT_ENTRY && cursor.depth > 1) noteNestedGit(facts.nestedGit, cursor.describe(name));
     if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;
