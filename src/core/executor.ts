@@ -11,6 +11,8 @@ import { takeLastProof, type ProofSubject } from '../safety/last-proof.js';
 import type { ProcessTable } from '../safety/processes.js';
 import { changedSince } from '../safety/since.js';
 import type { TreeInodes } from '../safety/walk-watch.js';
+import { mapLimit } from '../util/limit.js';
+import { GIT_CONCURRENCY } from '../worktree/evidence.js';
 import { removeWorktreeWithGit } from '../worktree/git-remove.js';
 
 export interface PlannedDeletion {
@@ -63,10 +65,9 @@ interface ProofCost {
 }
 
 /**
- * Carries out the deletions of a plan, quarantines first, then the other trees, then one by one
- * the items a provider guards. In each round every item is proven again by its provider's guard
- * where it has one and, for a tree, renamed into its quarantine; then one fresh look at /proc;
- * then, item by item, the last proof (rule 21: src/safety/last-proof.ts) on the tree
+ * Carries out the deletions of a plan, in rounds (see roundsOf). In each round every item is
+ * proven again by its provider's guard where it has one and, for a tree, renamed into its
+ * quarantine; then one fresh look at /proc; then, item by item, the last proof (rule 21: src/safety/last-proof.ts) on the tree
  * about to go, and the removal: the remover for a tree, `git worktree remove` for a worktree (the
  * proof is taken where the worktree is, just before git starts). A proof or a re-check that fails
  * puts a renamed folder back and ends the item `refused` (or `unfinished`) with the reason of that
@@ -81,20 +82,18 @@ export async function executePlan(
   const ordered = [...plan].sort((a, b) => rank(a) - rank(b));
   const touched: ExecutedDeletion[] = [];
   const cost: ProofCost = { items: 0, entries: 0, ms: 0 };
-  // The items a provider guards (under Kilo's lock, say) go after the rest, one to a round, each
-  // with a look at /proc of its own: a lock is held only while its own item goes.
-  const rounds = [ordered.filter((entry) => !guarded(entry)), ...ordered.filter(guarded).map((entry) => [entry])];
-  for (const round of rounds) {
-    const staged: Staged[] = [];
-    for (const entry of round) {
+  for (const round of roundsOf(ordered)) {
+    const staging = await mapLimit(round.entries, round.atOnce, async (entry) => {
       try {
-        staged.push(await stage(entry, options));
+        return await stage(entry, options);
       } catch (err) {
         touched.push(outcomeOf(entry.item, err, 'left alone', options.log));
+        return null;
       }
-    }
+    });
+    const staged = staging.filter((entry): entry is Staged => entry !== null);
     const processes = staged.length > 0 ? (options.rescanProcesses?.() ?? null) : null;
-    for (const entry of staged) touched.push(await finish(entry, processes, options, cost));
+    touched.push(...(await mapLimit(staged, round.atOnce, (entry) => finish(entry, processes, options, cost))));
   }
   if (cost.items > 0)
     options.log.info(
@@ -104,11 +103,31 @@ export async function executePlan(
   return touched;
 }
 
+/** A batch of items staged together and proven against one look at /proc, and how many go at once. */
+interface Round {
+  entries: PlannedDeletion[];
+  atOnce: number;
+}
+
+/**
+ * Quarantines and trees first, one after another (the remover keeps this process busy); then the
+ * worktrees, a few at a time (git does the work, beside this process); then each item a provider
+ * guards (under Kilo's lock, say) in a round of its own, with a look at /proc of its own, so that a
+ * lock is held only while its own item goes.
+ */
+function roundsOf(ordered: readonly PlannedDeletion[]): Round[] {
+  const removal = (entry: PlannedDeletion) => entry.candidate.removal ?? { type: 'tree' };
+  const trees = ordered.filter((entry) => removal(entry).type === 'tree');
+  return [
+    { entries: trees.filter((entry) => !removal(entry).guard), atOnce: 1 },
+    { entries: ordered.filter((entry) => removal(entry).type === 'git-worktree'), atOnce: GIT_CONCURRENCY },
+    ...trees.filter((entry) => removal(entry).guard).map((entry) => ({ entries: [entry], atOnce: 1 })),
+  ];
+}
+
 function rank(entry: PlannedDeletion): number {
   return entry.candidate.kind === 'quarantine' ? 0 : 1;
 }
-
-const guarded = (entry: PlannedDeletion): boolean => entry.candidate.removal?.guard !== undefined;
 
 /**
  * The provider's guard proves its case again; the folder must be the very one judged, unchanged
