@@ -31,7 +31,25 @@ export async function runJanitor(fleet, { reportOnly, extra = [] }) {
   const report = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8'));
   result.passMs = Date.parse(report.finishedAt) - Date.parse(report.startedAt);
   result.report = report;
+  result.proof = lastProofOf(result.stderr);
   return result;
+}
+
+/**
+ * What the executor's last proofs cost in a deleting pass, from its log line (`last proofs taken`,
+ * pino's JSON on stderr): the items and entries walked again, and the milliseconds it took.
+ */
+function lastProofOf(stderr) {
+  for (const line of stderr.split('\n')) {
+    if (!line.includes('"last proofs taken"')) continue;
+    try {
+      const { items, entries, ms } = JSON.parse(line);
+      return { items, entries, ms };
+    } catch {
+      // Not a log line of ours.
+    }
+  }
+  return null;
 }
 
 /** Runs one of bench/probes/*.mjs over a list of paths; answers the measurement and what it printed. */

@@ -58,9 +58,25 @@ export function buildRows(samples, fleet) {
   }
   if (samples.all('delete run').length > 0) {
     const entries = fleet.deleteFleet ? ` (${fleet.deleteFleet.entries.toLocaleString('en')} entries, half dead)` : '';
-    pair(`\`run\` deleting the dead half${entries} (process)`, 'delete run', 'rm -rf', '`rm -rf`', '≤ 1.3 ×', 1.3);
+    pair(`\`run\` deleting the dead half${entries} (process)`, 'delete run', 'rm -rf', '`rm -rf`', '≤ 1.5 ×', 1.5);
+    const proofs = samples.all('delete run').filter((result) => result.proof);
+    if (proofs.length > 0) {
+      const proofMs = samples.median('delete run', (result) => result.proof?.ms ?? Number.NaN);
+      const share = ratio(proofMs, samples.median('delete run'));
+      const { entries: walked } = proofs[0].proof;
+      rows.push(
+        row(
+          `its last proofs: the executor's walk of every quarantined tree before the first unlink (${walked.toLocaleString('en')} entries, ${Math.round(share * 100)} % of the run)`,
+          seconds(proofMs),
+          `\`rm -rf\` ${seconds(samples.median('rm -rf'))}`,
+          times(ratio(proofMs, samples.median('rm -rf'))),
+          '—',
+          null,
+        ),
+      );
+    }
     pair(
-      'walk + quarantine + remove of its dead session homes (process)',
+      'walk + quarantine + last proof + remove of its dead session homes (process)',
       'remove session homes',
       'rm -rf session homes',
       '`rm -rf`',
