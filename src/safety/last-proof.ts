@@ -28,7 +28,7 @@ export interface ProofSubject {
 }
 
 interface ProofStop {
-  reason: 'changed-during-inspection' | 'in-use' | 'foreign-owner' | 'unreadable';
+  reason: 'changed-during-inspection' | 'in-use' | 'foreign-owner' | 'unreadable' | 'liveness-unknown';
   detail: string;
 }
 
@@ -48,6 +48,15 @@ export interface ProofResult {
  * minutes old. Stops at the first reason found. Synchronous, like the remover that follows it.
  */
 export function takeLastProof(subject: ProofSubject, sinceMs: number, processes: ProcessTable | null): ProofResult {
+  // A fresh look at /proc that sees no process proves nothing of one (rule 19).
+  if (processes && !processes.visible)
+    return {
+      entries: 0,
+      stop: {
+        reason: 'liveness-unknown',
+        detail: `processes could not be seen at the last look: ${processes.why ?? 'unknown'}`,
+      },
+    };
   const walked = walkForProof(subject, sinceMs, processes);
   if (walked.stop || !processes) return walked;
   const pids = union(
