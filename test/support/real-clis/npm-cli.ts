@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { collect } from '../../helpers/cli.js';
+
+/**
+ * A real agent CLI from the npm registry, installed at test time into a cache folder outside the
+ * repository (never into package.json), install scripts off: nothing is downloaded from anywhere but
+ * npm, and a later run reuses the install.
+ */
+export interface NpmCli {
+  /** The package the user installs, e.g. `@openai/codex`. */
+  name: string;
+  version: string;
+  /** The executable inside the install's `node_modules`, e.g. `@openai/codex-linux-x64/vendor/…/codex`. */
+  bin: string;
+  /** Where the package runs; elsewhere the install is skipped with that reason. */
+  platforms?: Array<`${NodeJS.Platform}-${NodeJS.Architecture}`>;
+  /** Overrides the cache folder for this CLI alone. */
+  cacheEnv?: string;
+}
+
+export type CliInstall = { bin: string; why?: undefined } | { bin: null; why: string };
+
+/** The folder all real CLIs are cached under: `$AGENT_JANITOR_REAL_CLI_CACHE`, else `$TMPDIR/agent-janitor-real-clis`. */
+export function realCliCacheRoot(): string {
+  return process.env.AGENT_JANITOR_REAL_CLI_CACHE ?? path.join(os.tmpdir(), 'agent-janitor-real-clis');
+}
+
+export function cliCacheDir(cli: NpmCli): string {
+  const own = cli.cacheEnv ? process.env[cli.cacheEnv] : undefined;
+  return own ?? path.join(realCliCacheRoot(), `${cli.name.replace(/[@/]/g, '_')}@${cli.version}`);
+}
+
+export async function installNpmCli(cli: NpmCli): Promise<CliInstall> {
+  const here = `${process.platform}-${process.arch}` as const;
+  if (cli.platforms && !cli.platforms.includes(here)) {
+    return {
+      bin: null,
+      why: `${cli.name}@${cli.version} is tested on ${cli.platforms.join(', ')} only, this is ${here}`,
+    };
+  }
+  const cache = cliCacheDir(cli);
+  const bin = path.join(cache, 'node_modules', cli.bin);
+  if (existsSync(bin)) return { bin };
+  mkdirSync(path.dirname(cache), { recursive: true });
+  // Install beside the cache and rename into place, so that two runs never see half a package.
+  const staging = mkdtempSync(`${cache}.staging-`);
+  const npm = spawn(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      staging,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      `${cli.name}@${cli.version}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } },
+  );
+  const result = await collect(npm, 300_000).catch((err: Error) => ({
+    code: -1,
+    signal: null,
+    stdout: '',
+    stderr: err.message,
+  }));
+  const staged = path.join(staging, 'node_modules', cli.bin);
+  if (result.code !== 0 || !existsSync(staged)) {
+    rmSync(staging, { recursive: true, force: true });
+    const last = result.stderr.trim().split('\n').slice(-3).join(' | ');
+    const why = result.code === 0 ? `${cli.bin} is not in the package` : last || `exit ${result.code}`;
+    return { bin: null, why: `npm could not install ${cli.name}@${cli.version}: ${why}` };
+  }
+  try {
+    renameSync(staging, cache);
+  } catch {
+    // Another run put it in place first; use theirs.
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return existsSync(bin) ? { bin } : { bin: null, why: `${bin} is missing after the install` };
+}
