@@ -81,3 +81,22 @@ export function childrenOf(pid: number): number[] {
 export function treeOf(pid: number): number[] {
   return [pid, ...childrenOf(pid).flatMap(treeOf)];
 }
+
+/** The process's command line, its arguments joined by spaces; empty once it is gone. */
+export function cmdlineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The one-letter state of /proc/<pid>/stat (`R`, `S`, `Z`…), null once it is gone. */
+export function stateOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}
