@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
-import { startFakeModelServer, type FakeModelServer } from './fake-model-server.mjs';
+import { type FakeModelServer, startFakeModelServer } from '../support/real-clis/fake-model-server.mjs';
 import { git, makeRepo, pinOf, refExists, sha1 } from './fixtures.js';
 import { installKiloCli, kilo, kiloSandbox, type KiloInstall } from './kilo-cli.js';
 import { expectOnlyRemoved, type Scene } from './scene.js';

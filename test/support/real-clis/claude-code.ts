@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reply, Turn } from './fake-model-server.mjs';
 import type { NpmCli } from './npm-cli.js';
-import { type RunOptions, runToEnd, startRunning, treeOf, waitUntil } from './run.js';
+import { startRunning, treeOf, waitUntil } from './run.js';
 import type { CliSandbox } from './sandbox.js';
 
 /**
@@ -40,7 +40,7 @@ export function claudeIn(bin: string, sandbox: CliSandbox, port: number): Claude
 }
 
 /** The prompt that makes the script below start `command` as a background Bash task. */
-export const backgroundPrompt = (command: string) => `run in the background: ${command}`;
+const backgroundPrompt = (command: string) => `run in the background: ${command}`;
 
 /**
  * The fake model's part: asked with `backgroundPrompt(command)`, it calls Bash with
@@ -96,8 +96,4 @@ export async function startClaudeWithBackgroundTask(
   const shells = treeOf(child.pid as number).slice(1);
   for (const pid of shells) cc.sandbox.leave(pid);
   return { pid: child.pid as number, output, shells, child };
-}
-
-export function claude(cc: ClaudeCode, args: string[], options: Omit<RunOptions, 'env'>): Promise<string> {
-  return runToEnd(cc.bin, args, { ...options, env: cc.sandbox.env });
 }

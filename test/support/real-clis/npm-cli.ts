@@ -24,11 +24,11 @@ export interface NpmCli {
 export type CliInstall = { bin: string; why?: undefined } | { bin: null; why: string };
 
 /** The folder all real CLIs are cached under: `$AGENT_JANITOR_REAL_CLI_CACHE`, else `$TMPDIR/agent-janitor-real-clis`. */
-export function realCliCacheRoot(): string {
+function realCliCacheRoot(): string {
   return process.env.AGENT_JANITOR_REAL_CLI_CACHE ?? path.join(os.tmpdir(), 'agent-janitor-real-clis');
 }
 
-export function cliCacheDir(cli: NpmCli): string {
+function cliCacheDir(cli: NpmCli): string {
   const own = cli.cacheEnv ? process.env[cli.cacheEnv] : undefined;
   return own ?? path.join(realCliCacheRoot(), `${cli.name.replace(/[@/]/g, '_')}@${cli.version}`);
 }

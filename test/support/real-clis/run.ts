@@ -9,7 +9,7 @@ export interface RunOptions {
 }
 
 /** The command line that runs a CLI: a `.js` entry point goes through this Node.js. */
-export function commandOf(bin: string, args: string[]): [string, string[]] {
+function commandOf(bin: string, args: string[]): [string, string[]] {
   return bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args];
 }
 
@@ -63,7 +63,7 @@ export async function waitUntil<T>(
 }
 
 /** The pids of the processes whose parent is `pid`, from /proc. */
-export function childrenOf(pid: number): number[] {
+function childrenOf(pid: number): number[] {
   const found: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
