@@ -1,23 +1,33 @@
-# syntax=docker/dockerfile:1
-#
 # agent-janitor container image.
-#   docker build -t agent-janitor:0.1.0 .
+#   docker build -t agent-janitor:0.1.0 .      (podman: podman build --format docker ...)
 # The image runs as an unprivileged user (uid 10001) that owns nothing on a host, so by default
 # it can only report. To delete across a host's homes, run it as root with hostPID and the five
-# capabilities docs/operations.md names (see "Container image" there).
+# capabilities docs/operations.md names (see "Container image" there). scripts/image-test.sh
+# builds this file and runs the image both ways.
 #
-# Every stage starts from the same pinned Node.js LTS image on Debian 12 (bookworm, slim).
-ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+# Every stage starts from the same pinned Node.js LTS image on Debian 12 (bookworm, slim). Node.js
+# 22, not 24: better-sqlite3 12 wraps its objects in node::ObjectWrap, whose header from 24.19 on
+# adds an environment cleanup hook per object and removes it in the destructor; when V8 collects
+# a statement with no context entered, the removal finds no environment and the process aborts
+# (nodejs/node#65446). An addon compiled against 22's headers, prebuilt or here, has no such hook.
+ARG NODE_IMAGE=node:22.23.5-bookworm-slim
 
 # ---- build: every dependency, then the TypeScript compile -------------------------------------
 FROM ${NODE_IMAGE} AS build
-# better-sqlite3 compiles its native addon where no prebuilt binary fits the platform.
+# better-sqlite3 compiles its native addon where its prebuilt binary cannot be fetched (an offline
+# or proxied build, a platform it has none for), against the headers this base image ships in
+# /usr/local/include/node: node-gyp would otherwise download them from nodejs.org.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Behind a proxy that re-signs TLS, the build is handed its CA as a secret (never kept in a layer):
+#   docker build --secret id=build-ca,src=/etc/ssl/certs/ca-certificates.crt ...
+RUN --mount=type=secret,id=build-ca,required=false \
+    if [ -f /run/secrets/build-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build-ca; fi \
+ && npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/make-executable.mjs scripts/bundle.mjs scripts/launcher.cjs scripts/code-cache.cjs scripts/
 COPY src/ src/
@@ -29,17 +39,20 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /opt/agent-janitor
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+RUN --mount=type=secret,id=build-ca,required=false \
+    if [ -f /run/secrets/build-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build-ca; fi \
+ && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /src/node_modules/better-sqlite3/build/Release/better_sqlite3.node node_modules/better-sqlite3/build/Release/
 
 # ---- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+ARG NODE_IMAGE
 ARG VERSION=0.1.0
 LABEL org.opencontainers.image.title="agent-janitor" \
       org.opencontainers.image.description="Reclaims the disk scratch AI coding-agent tools leave behind, deleting only what it can prove dead." \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="MIT" \
-      org.opencontainers.image.base.name="docker.io/library/node:24.21.0-bookworm-slim"
+      org.opencontainers.image.base.name="docker.io/library/${NODE_IMAGE}"
 # git (and git-lfs) are run against the owners' repositories. findutils' find and xargs walk the
 # folders a pass measures ahead of it (slim images have them already; named here as a need). tini
 # hands a stop signal to agent-janitor (serve then finishes the pass under way) and reaps what is
