@@ -186,7 +186,7 @@ describe('the report-only overlay', () => {
     expect(pod.hostNetwork ?? false).toBe(false);
     expect(pod.securityContext).toMatchObject({
       runAsNonRoot: true,
-      runAsUser: 65532,
+      runAsUser: 10001,
       seccompProfile: { type: 'RuntimeDefault' },
     });
     const [container] = pod.containers;
