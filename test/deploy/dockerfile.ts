@@ -1,8 +1,7 @@
 /**
  * A reader for the subset of the Dockerfile and .dockerignore syntax the project's image uses, so
- * that a test can perform the image's build steps exactly as the Dockerfile states them.
+ * that tests can check what the Dockerfile states.
  */
-import { cpSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 interface Instruction {
@@ -113,27 +112,6 @@ export function parseCopy(args: string): CopyStep {
 }
 
 /**
- * Performs one COPY the way Docker does for these forms: a folder's contents go into the
- * destination folder; a file goes into a destination ending in `/` (or one of several sources),
- * else becomes the destination.
- */
-export function performCopy(step: CopyStep, sourceRoot: (p: string) => string, destination: string): void {
-  const intoFolder = step.dest.endsWith('/') || step.sources.length > 1;
-  for (const source of step.sources) {
-    const from = sourceRoot(source);
-    const stats = lstatSync(from);
-    if (stats.isDirectory()) {
-      mkdirSync(destination, { recursive: true });
-      cpSync(from, destination, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-    } else {
-      const target = intoFolder ? path.join(destination, path.basename(source)) : destination;
-      mkdirSync(path.dirname(target), { recursive: true });
-      cpSync(from, target, { preserveTimestamps: true });
-    }
-  }
-}
-
-/**
  * .dockerignore: each pattern (with `*`, `?`, `**`) matches a path or any folder above it; the
  * last matching pattern decides, `!` re-including.
  */
@@ -175,19 +153,4 @@ function patternToRegExp(pattern: string): RegExp {
     else source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${source}$`);
-}
-
-/** Copies the files of `root` that the filter keeps into `into` (the build context). */
-export function buildContext(
-  root: string,
-  files: readonly string[],
-  keep: (p: string) => boolean,
-  into: string,
-): string[] {
-  const kept = files.filter(keep);
-  for (const file of kept) {
-    mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
-    cpSync(path.join(root, file), path.join(into, file), { preserveTimestamps: true });
-  }
-  return kept;
 }
