@@ -1,4 +1,4 @@
-# The flags the image is run with, as the README's "Container image" section runs it. Sourced by
+# The flags the image is run with, as docs/operations.md ("Container image") runs it. Sourced by
 # scripts/image-test.sh, which runs the image so; test/deploy/image-flags.test.ts holds the
 # Kubernetes manifests to the same user, capabilities and PID namespace.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Dockerfile, unchanged, with podman on a stand-in of its base image
-# (scripts/image-base.sh), and runs the image as the README's "Container image" section tells
+# (scripts/image-base.sh), and runs the image as docs/operations.md ("Container image") tells
 # users to, with the flags of scripts/image-flags.sh, over real homes at their own paths:
 #   1. as the image's user (uid 10001), report-only over read-only homes: nothing changes;
 #   2. as root with the five capabilities, without the host's PID namespace: nothing is deleted,
@@ -13,7 +13,7 @@
 #      a clean exit 0 on SIGTERM.
 # The homes are the demo's sandbox (every provider's real state: SQLite databases, git
 # repositories, YAML) and two Watchfire homes of an unprivileged owner. Run as root on a clone;
-# CI runs it after the test suite (.ci/run). About 4 minutes the first time on a machine, 2 after.
+# CI runs it after the test suite (.ci/run). About 3 minutes the first time on a machine, 1 after.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/image-podman.sh

@@ -1,8 +1,9 @@
 /**
- * The Kubernetes pods run the image as scripts/image-test.sh runs it, and the README tells users
- * to: the deleting pods (k8s/base) with the flags of its deleting passes (root, the five
- * capabilities, the host's PID namespace), the report-only overlay with those of its report-only
- * pass (the image's own user, no capability, no host PID namespace).
+ * The Kubernetes pods run the image as scripts/image-test.sh runs it: the deleting pods
+ * (k8s/base) with the flags of its deleting passes (root, the five capabilities, the host's PID
+ * namespace), the report-only overlay with those of its report-only pass (the image's own user,
+ * no capability, no host PID namespace); and so do the `docker run` commands of
+ * docs/operations.md.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,6 +58,18 @@ describe('the Kubernetes pods run the image as scripts/image-test.sh does', () =
     },
   );
 
+  it('the docs run the image with the same flags: report-only as the image user, deleting as root', () => {
+    const commands = dockerRuns(readFileSync(path.join(REPO, 'docs/operations.md'), 'utf8'));
+    const identities = commands.map((command) => podIdentity(securityFlags(command), imageUser));
+    const reportOnlyRun = podIdentity(flags.image_report_only, imageUser);
+    const deletingRun = podIdentity([...flags.image_root, ...flags.image_host_pid], imageUser);
+    expect(commands.filter((c) => c.includes('--report-only'))).toHaveLength(1);
+    commands.forEach((command, i) => {
+      expect(identities[i], command.join(' ')).toEqual(command.includes('--report-only') ? reportOnlyRun : deletingRun);
+    });
+    expect(commands.filter((c) => !c.includes('--report-only')).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('a pod that differs in user, a capability or hostPID does not match', () => {
     const [, pod] = base[0] as [string, Pod];
     const tested = podIdentity([...flags.image_root, ...flags.image_host_pid], imageUser);
@@ -71,3 +84,28 @@ describe('the Kubernetes pods run the image as scripts/image-test.sh does', () =
     expect(() => podIdentity(['--privileged'], imageUser)).toThrow(/--privileged has no pod equivalent/);
   });
 });
+
+/** The `docker run` command lines of the Markdown's "Container image" section, as words. */
+function dockerRuns(markdown: string): string[][] {
+  const start = markdown.indexOf('\n## Container image');
+  const end = markdown.indexOf('\n## ', start + 1);
+  if (start === -1) throw new Error('docs/operations.md has no "Container image" section');
+  const section = markdown.slice(start, end === -1 ? undefined : end);
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] as string).replace(/\\\n/g, ' '));
+  return blocks
+    .flatMap((block) => block.split('\n'))
+    .filter((line) => /^docker run\b/.test(line.trim()))
+    .map((line) => line.trim().split(/\s+/));
+}
+
+/** The words of a command line that say who the container runs as (podIdentity's flags). */
+function securityFlags(words: readonly string[]): string[] {
+  const out: string[] = [];
+  words.forEach((word, i) => {
+    if (word === '--user' || word === '--security-opt') out.push(word, words[i + 1] as string);
+    else if (word === '--pid=host' || word === '--read-only' || /^--cap-(add|drop)=/.test(word)) out.push(word);
+    else if (/^--(user|pid|security-opt|cap-add|cap-drop|privileged)\b/.test(word))
+      throw new Error(`write ${word} as scripts/image-flags.sh writes it`);
+  });
+  return out;
+}
