@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,6 +128,20 @@ describe('agent-janitor serve (the CLI)', () => {
       'home/.watchfire/dead-b/log.jsonl',
     ]);
     expect(changes.added).toEqual([]);
+  });
+
+  it('a second stop signal after serve has stopped is ignored too: the exit is still 0', async () => {
+    // A container without a PID namespace of its own (podman run --pid=host) is stopped by
+    // signalling each of its processes: serve gets SIGTERM from podman, then tini's copy of its own.
+    const dir = tempDir('aj-serve-again-');
+    const root = path.join(dir, 'home', '.watchfire');
+    mkdirSync(root, { recursive: true });
+    const served = await startServeProcess([SLOW_SERVE, root, path.join(dir, 'report'), '0', '1000']);
+    await waitFor(() => served.log().some((line) => line.msg === 'pass finished'), 15_000);
+    served.child.kill('SIGTERM');
+    await waitFor(() => served.log().some((line) => line.msg === 'stopped'), 15_000);
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toEqual({ code: 0, signal: null });
   });
 
   it('rejects a bad --listen or schedule with exit 2 naming it, and a port in use with exit 1', async () => {
