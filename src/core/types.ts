@@ -1,3 +1,4 @@
+import type { ProcessDescription } from '../safety/process-description.js';
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
 import type { TreeFacts } from '../safety/walk.js';
@@ -148,6 +149,8 @@ export interface SafetyFacts {
   newestFileWriteMs: number | null;
   /** Pids with a working directory, root, open file or mapping inside (by path or by identity). */
   processesInside: number[];
+  /** The first few of them, described for the refusal's detail. */
+  holders?: ProcessDescription[];
   /** Mount namespaces that have it, or a folder inside it, mounted elsewhere: one sentence each. */
   mountedElsewhere?: string[];
   /** Why the walk could not finish (EACCES somewhere), if it could not. */

@@ -1,6 +1,6 @@
 import { isHeld } from '../core/held.js';
 import type { ProviderName, Report, ReportItem } from '../core/types.js';
-import { formatBytes, formatCount, formatItems } from './format.js';
+import { formatBytes, formatCount, formatItems } from '../util/format.js';
 
 /**
  * report.md, the human summary: totals, then unfinished work first, then refusals, then deletions.

@@ -1,6 +1,6 @@
 import type { PassProgress } from '../core/progress.js';
 import type { ProviderName } from '../core/types.js';
-import { formatBytes } from './format.js';
+import { formatBytes } from '../util/format.js';
 
 /** The terminal a progress line is drawn on: stderr, when it is one. */
 export interface ProgressTerminal {

@@ -1,6 +1,6 @@
 import { isHeld } from '../core/held.js';
 import type { Report } from '../core/types.js';
-import { formatBytes, formatItems } from './format.js';
+import { formatBytes, formatItems } from '../util/format.js';
 
 /** The few lines `run` prints on stdout for a person. */
 export function renderSummary(report: Report, reportDir: string): string {

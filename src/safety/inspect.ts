@@ -4,10 +4,14 @@ import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
 import { readdirNamesSync, realpathSync } from './fs.js';
 import { bindMountsOf } from './bind-sources.js';
+import { describeProcesses } from './describe-processes.js';
 import { processesInside, type ProcessTable } from './processes.js';
 import { deleteIdentity } from './owner.js';
 import { measureTree, type TreeFacts } from './walk.js';
 import type { WalkWatch } from './walk-watch.js';
+
+/** How many of the processes inside an item its refusal names. */
+const HOLDERS_NAMED = 3;
 
 export interface InspectedFacts extends SafetyFacts {
   path: PathFacts;
@@ -77,6 +81,8 @@ export function inspectCandidate(
   if (processes) {
     const canonical = canonicalOrNull(target);
     facts.processesInside = union(pidsMatching(processes, target, canonical), watch?.pidsInside(target) ?? []);
+    if (facts.processesInside.length > 0)
+      facts.holders = describeProcesses(processes.procRoot, facts.processesInside.slice(0, HOLDERS_NAMED));
     facts.mountedElsewhere = bindMountsOf(processes.mounts, canonical ?? target);
   }
   return facts;

@@ -1,3 +1,5 @@
+import { formatBytes } from '../util/format.js';
+import { nameProcesses } from './process-description.js';
 import { formatDuration } from '../util/duration.js';
 import type { Reason } from '../core/reasons.js';
 import type { Candidate, Liveness, SafetyFacts, Verdict } from '../core/types.js';
@@ -48,12 +50,14 @@ function signsOfLife(
   nowMs: number,
 ): Judgement | null {
   if (policy.processCheck !== 'off' && liveness.visible && facts.processesInside.length > 0) {
-    const pids = facts.processesInside.slice(0, 5).join(', ');
-    const more = facts.processesInside.length > 5 ? ` and ${facts.processesInside.length - 5} more` : '';
+    const all = facts.processesInside;
+    const who = facts.holders
+      ? nameProcesses(facts.holders, all.length)
+      : `process ${all.slice(0, 5).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
     return {
       verdict: 'refused',
       reason: 'in-use',
-      detail: `process ${pids}${more} has its working directory, root, an open file or a mapping inside`,
+      detail: `${who} ${facts.processesInside.length === 1 ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside; only stopping ${facts.processesInside.length === 1 ? 'it' : 'them'} frees its ${formatBytes(facts.bytes)}`,
     };
   }
   const mounted = facts.mountedElsewhere ?? [];

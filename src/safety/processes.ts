@@ -22,6 +22,8 @@ export interface ProcessTable {
   identities: IdentityIndex;
   /** Our mounts and the folder mounts of every mount namespace seen; null where unknown. */
   mounts: MountViews | null;
+  /** The /proc it was read from, to describe a process a refusal names. */
+  procRoot: string;
 }
 
 /**
@@ -42,6 +44,7 @@ export function scanProcesses(
     occupied: new Map(),
     identities: new IdentityIndex(),
     mounts: null,
+    procRoot,
   };
   const sight = procVisibility(procRoot);
   if (!sight.visible) return { ...table, visible: false, blindBecause: sight.because, why: sight.why };

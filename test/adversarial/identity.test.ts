@@ -86,7 +86,7 @@ describe('a process inside an item by identity, unseen by its path', () => {
       `mount --bind ${quoted(s.dir)} ${quoted(s.view)}; cd ${quoted(s.seen(path.join(s.second, 'nested')))}; exec sleep 600`,
       'sleep',
     );
-    await expectKept(s, `process ${agent.pid} has its working directory`);
+    await expectKept(s, `process ${agent.pid} (sleep 600, run by root) has its working directory`);
     await ended(agent);
     await expectDeletedOnceGone(s);
   });
@@ -146,7 +146,7 @@ describe('a process inside an item by identity, unseen by its path', () => {
     };
     const { report } = await scratchPass({ provider: renaming, reportDir: s.reportDir });
     expect(itemAt(report, s.second)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
-    expect(itemAt(report, s.second).detail).toContain(`process ${agent.pid} has its working directory`);
+    expect(itemAt(report, s.second).detail).toContain(`process ${agent.pid} (sleep 600, run by root) has its working directory`);
     expect(existsSync(path.join(s.second, 'transcript.jsonl'))).toBe(true);
     await ended(agent);
     await expectDeletedOnceGone(s);
@@ -290,7 +290,7 @@ describe('through the CLI, where a provider walks its items while it gathers', (
     const before = w.snapshot();
     const kept = JSON.parse((await runCli(runArgs(w), { env: w.env })).stdout) as Report;
     expect(itemAt(kept, home)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
-    expect(itemAt(kept, home).detail).toContain(`process ${agent.pid} has its working directory`);
+    expect(itemAt(kept, home).detail).toContain(`process ${agent.pid} (sleep 600, run by root) has its working directory`);
     expect(w.snapshot()).toEqual(before);
     await ended(agent);
     const gone = JSON.parse((await runCli(runArgs(w), { env: w.env })).stdout) as Report;

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
@@ -56,8 +57,45 @@ describe('run --report-only says how much it would free, and what live processes
     const report = JSON.parse(readFileSync(path.join(w.reportDir, 'report.json'), 'utf8')) as Report;
     const held = report.items.find((item) => item.path === home);
     expect(held).toMatchObject({ verdict: 'refused', reason: 'in-use' });
-    expect(held?.detail).toContain(String(writer.pid));
+    expect(held?.detail).toBe(
+      `process ${writer.pid} (sleep 600, run by root) has its working directory, root, an open file or a mapping inside; only stopping it frees its 97.7 KiB`,
+    );
     expect(dry.stdout).toContain('held by live processes: 97.7 KiB (1 item refused in-use)');
-    expect(readFileSync(path.join(w.reportDir, 'report.md'), 'utf8')).toContain('| watchfire | 0 B | 0 | 97.7 KiB |');
+    const markdown = readFileSync(path.join(w.reportDir, 'report.md'), 'utf8');
+    expect(markdown).toContain('| watchfire | 0 B | 0 | 97.7 KiB |');
+    expect(markdown).toContain(`process ${writer.pid} (sleep 600, run by root) has its working directory`);
   });
+
+  it.runIf(process.geteuid?.() === 0)(
+    'names the user a holding process runs as, and every holder past the first few by count',
+    async () => {
+      const w = world();
+      const home = w.session('reader:chat', { 'AGENTS.md': '# prompt\n', 'log.txt': 'l'.repeat(2048) });
+      w.age();
+      const log = path.join(home, 'log.txt');
+      for (let folder = home; folder !== path.dirname(w.dir); folder = path.dirname(folder)) chmodSync(folder, 0o755);
+      const readers = [0, 1, 2, 3].map(() =>
+        spawn('sh', ['-c', 'exec 3<"$1"; exec sleep 600', 'sh', log], { uid: 65534, gid: 65534, stdio: 'ignore' }),
+      );
+      try {
+        await waitFor(() => readers.every((reader) => existsSync(`/proc/${reader.pid}/fd/3`)));
+
+        await runCli(['run', '--config', w.configFile, '--report-only', '--log-level', 'warn']);
+
+        const report = JSON.parse(readFileSync(path.join(w.reportDir, 'report.json'), 'utf8')) as Report;
+        const detail = report.items.find((item) => item.path === home)?.detail ?? '';
+        const pids = readers.map((reader) => reader.pid as number).sort((a, b) => a - b);
+        expect(detail).toBe(
+          `processes ${pids
+            .slice(0, 3)
+            .map((pid) => `${pid} (sleep 600, run by uid 65534 (nobody))`)
+            .join(
+              ', ',
+            )} and 1 more have their working directory, root, an open file or a mapping inside; only stopping them frees its 2.0 KiB`,
+        );
+      } finally {
+        for (const reader of readers) reader.kill('SIGKILL');
+      }
+    },
+  );
 });
