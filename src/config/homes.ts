@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readdirOrEmpty } from '../safety/fs.js';
+import { lstatOrNull, readdirOrEmpty } from '../safety/fs.js';
 
 /** Expands `homes` patterns (`*`, `?`, `[abc]` within one path component) into existing folders. */
 export async function expandHomes(patterns: readonly string[]): Promise<string[]> {
@@ -8,6 +8,21 @@ export async function expandHomes(patterns: readonly string[]): Promise<string[]
     for (const match of await expandPattern(path.resolve(pattern))) found.add(match);
   }
   return [...found];
+}
+
+/**
+ * The patterns of `homes` that name no existing folder: a home that does not exist (a typo, an
+ * unmounted disk) is no error, but a pass over it finds nothing, and a person should be told.
+ */
+export async function unmatchedHomes(patterns: readonly string[]): Promise<string[]> {
+  const unmatched: string[] = [];
+  for (const pattern of patterns) {
+    const found = await expandPattern(path.resolve(pattern));
+    const real = [];
+    for (const folder of found) if ((await lstatOrNull(folder))?.isDirectory()) real.push(folder);
+    if (real.length === 0) unmatched.push(path.resolve(pattern));
+  }
+  return unmatched;
 }
 
 async function expandPattern(pattern: string): Promise<string[]> {

@@ -17,6 +17,7 @@ const escapedPath = (p: string | null): string | null => (p === null ? null : es
 export function escapedRoot(root: RootStatus): RootStatus {
   const escaped = { ...root, root: escapeBytes(root.root) };
   if (root.error !== undefined) escaped.error = escapeBytes(root.error);
+  if (root.warning !== undefined) escaped.warning = escapeBytes(root.warning);
   return escaped;
 }
 

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { durationMs } from '../util/duration.js';
-import { expandHomes } from '../config/homes.js';
+import { expandHomes, unmatchedHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
@@ -148,7 +148,10 @@ async function gather(
   const { config, log } = options;
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
+  const missing = await missingHomes(config.homes, log);
   for (const provider of selectProviders(options.providers, config, options.only)) {
+    for (const home of missing)
+      roots.push({ provider: provider.name, root: home, ok: true, warning: homeWarning(home) });
     options.progress?.gathering(provider.name);
     try {
       const gathered = await provider.gather({
@@ -172,6 +175,16 @@ async function gather(
   }
   return { roots, candidates };
 }
+
+/** The homes that name no folder, each said once on stderr: a pass over them finds nothing at all. */
+async function missingHomes(patterns: readonly string[], log: Logger): Promise<string[]> {
+  const missing = await unmatchedHomes(patterns);
+  for (const home of missing) log.warn({ home }, homeWarning(home));
+  return missing;
+}
+
+const homeWarning = (home: string): string =>
+  `the home ${home} does not exist (or no folder matches it): nothing of it was looked at`;
 
 interface Plan {
   /** Every verdict, one per path; report-only passes stop here. */

@@ -101,6 +101,8 @@ export interface RootStatus {
   root: string;
   ok: boolean;
   error?: string;
+  /** Something a person should know though nothing failed (a home that does not exist); also logged as a warning. */
+  warning?: string;
 }
 
 export interface Gathering {

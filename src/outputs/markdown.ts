@@ -35,6 +35,8 @@ export function markdownLines(report: Report): string[] {
     for (const p of broken) lines.push(`- **${p.provider}** \`${cell(p.root)}\`: ${cell(p.error ?? 'unknown error')}`);
     lines.push('');
   }
+  const warnings = new Set(report.providers.flatMap((p) => (p.warning ? [`- ${cell(p.warning)}`] : [])));
+  if (warnings.size > 0) lines.push('## Warnings', '', ...warnings, '');
   section(
     lines,
     'Unfinished work: a person must decide',

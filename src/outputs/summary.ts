@@ -21,6 +21,8 @@ export function renderSummary(report: Report, reportDir: string): string {
       `  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`,
     );
   }
+  for (const warning of new Set(report.providers.flatMap((p) => (p.warning ? [p.warning] : []))))
+    lines.push(`  warning: ${warning}`);
   const unfinished = report.items.filter((i) => i.verdict === 'unfinished');
   for (const item of unfinished.slice(0, 10)) lines.push(`  unfinished: ${item.path ?? item.kind} (${item.reason})`);
   if (unfinished.length > 10) lines.push(`  … and ${unfinished.length - 10} more unfinished`);
