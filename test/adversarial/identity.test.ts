@@ -146,7 +146,9 @@ describe('a process inside an item by identity, unseen by its path', () => {
     };
     const { report } = await scratchPass({ provider: renaming, reportDir: s.reportDir });
     expect(itemAt(report, s.second)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
-    expect(itemAt(report, s.second).detail).toContain(`process ${agent.pid} (sleep 600, run by root) has its working directory`);
+    expect(itemAt(report, s.second).detail).toContain(
+      `process ${agent.pid} (sleep 600, run by root) has its working directory`,
+    );
     expect(existsSync(path.join(s.second, 'transcript.jsonl'))).toBe(true);
     await ended(agent);
     await expectDeletedOnceGone(s);
@@ -290,7 +292,9 @@ describe('through the CLI, where a provider walks its items while it gathers', (
     const before = w.snapshot();
     const kept = JSON.parse((await runCli(runArgs(w), { env: w.env })).stdout) as Report;
     expect(itemAt(kept, home)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
-    expect(itemAt(kept, home).detail).toContain(`process ${agent.pid} (sleep 600, run by root) has its working directory`);
+    expect(itemAt(kept, home).detail).toContain(
+      `process ${agent.pid} (sleep 600, run by root) has its working directory`,
+    );
     expect(w.snapshot()).toEqual(before);
     await ended(agent);
     const gone = JSON.parse((await runCli(runArgs(w), { env: w.env })).stdout) as Report;

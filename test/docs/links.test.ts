@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { anchorsOf, brokenLinks, githubSlug, linksOf, type Lookup } from './markdown.js';
 
-const TOP = path.resolve(new URL('../..', import.meta.url).pathname);
+const TOP = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** A matcher for the checkout's .gitignore: what git does not track is not documentation. */
 function ignoredBy(gitignore: string): (relative: string, isDir: boolean) => boolean {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { procVisibility } from '../../src/safety/proc-visibility.js';
 import { spawnLiving, waitFor } from '../helpers/processes.js';
-import { CLI } from '../helpers/cli.js';
+import { cliReachableByAnyone } from '../helpers/reachable-cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -15,7 +15,8 @@ import { tempDir } from '../helpers/temp.js';
 
 const isRoot = process.geteuid?.() === 0;
 const USER = 4321;
-const MODULE = path.resolve(path.dirname(CLI), 'safety/proc-visibility.js');
+/** The built module, at a path a user may reach too (a checkout in a root-only folder is bound elsewhere). */
+const moduleFor = () => path.resolve(path.dirname(cliReachableByAnyone()), 'safety/proc-visibility.js');
 
 interface Answer {
   visible: boolean;
@@ -25,7 +26,7 @@ interface Answer {
 
 /** procVisibility(procRoot) as a process started by `wrapper` sees it. */
 function answerIn(wrapper: readonly string[], procRoot = '/proc'): Answer {
-  const code = `import(${JSON.stringify(MODULE)}).then((m) => process.stdout.write(JSON.stringify(m.procVisibility(${JSON.stringify(procRoot)}))))`;
+  const code = `import(${JSON.stringify(moduleFor())}).then((m) => process.stdout.write(JSON.stringify(m.procVisibility(${JSON.stringify(procRoot)}))))`;
   const argv = [...wrapper, process.execPath, '--input-type=module', '-e', code];
   const run = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8', timeout: 30_000 });
   expect(run.status, run.stderr).toBe(0);
