@@ -76,12 +76,11 @@ describe(`the real opencode ${OPENCODE.version}`, () => {
     expect(counted).toMatch(/^garbage: 1$/m);
     expect(Number(/^size-garbage: (\d+)$/m.exec(counted)?.[1])).toBeGreaterThanOrEqual(1024);
 
-    // opencode's next turns neither remove the garbage nor the lock; they only stop snapshotting.
+    // opencode's next turns remove neither the garbage nor the lock (its log then shows snapshots failing,
+    // in words that change between runs, so the files are what is checked).
     const sizeBefore = statSync(killed.tmpPack).size;
     await opencodeRun(oc, repo);
     expect(statSync(killed.tmpPack).size).toBe(sizeBefore);
     expect(existsSync(killed.indexLock as string)).toBe(true);
-    const log = readFileSync(path.join(oc.data, 'log', 'opencode.log'), 'utf8');
-    expect(log).toMatch(new RegExp(`message=tracking hash="" cwd=${repo} git=${snapshot}`));
   }, 300_000);
 });
