@@ -150,8 +150,9 @@ async function gather(
   const candidates: Candidate[] = [];
   const missing = await missingHomes(config.homes, log);
   for (const provider of selectProviders(options.providers, config, options.only)) {
-    for (const home of missing)
-      roots.push({ provider: provider.name, root: home, ok: true, warning: homeWarning(home) });
+    if (provider.usesHomes?.(config) ?? true)
+      for (const home of missing)
+        roots.push({ provider: provider.name, root: home, ok: true, warning: homeWarning(home) });
     options.progress?.gathering(provider.name);
     try {
       const gathered = await provider.gather({

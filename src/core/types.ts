@@ -134,6 +134,8 @@ export interface Provider {
    * worktree sets) would judge the same folders is refused before a pass starts.
    */
   claimedAreas?(ctx: GatherContext): Promise<ClaimedArea[]>;
+  /** Whether its locations come from `homes` (absent: yes); a section that names them outright does not. */
+  usesHomes?(config: EffectiveConfig): boolean;
 }
 
 /** The safety facts of one candidate's folder, gathered by the safety engine. */

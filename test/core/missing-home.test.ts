@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
@@ -57,5 +57,21 @@ describe('a --home that does not exist', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).not.toContain('warning');
+  });
+
+  it('is no warning of a provider whose section names its own folders: homes do not apply to it', async () => {
+    const dir = tempDir('aj-missing-home-');
+    const typo = path.join(dir, 'home', 'anna');
+    const config = path.join(dir, 'agent-janitor.yaml');
+    writeFileSync(
+      config,
+      `homes: [${JSON.stringify(typo)}]\nreportDir: ${JSON.stringify(path.join(dir, 'report'))}\nproviders:\n  watchfire: { root: [${JSON.stringify(path.join(dir, 'wf'))}] }\n`,
+    );
+
+    const result = await runCli(['run', '--report-only', '--config', config, '--only', 'watchfire,kilo', '--json']);
+
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.providers.filter((entry) => entry.warning).map((entry) => entry.provider)).toEqual(['kilo']);
   });
 });

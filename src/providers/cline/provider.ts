@@ -15,6 +15,8 @@ import { listClineStorage, type ClineListing } from './listing.js';
 /** Cline (VS Code extension and standalone host): checkpoint ("shadow git") repositories. */
 export const clineProvider: Provider = {
   name: 'cline',
+  usesHomes: ({ providers: { cline: section } }) =>
+    !(section.userDataDir !== undefined || section.dataDir !== undefined),
   async claimedAreas(ctx) {
     const locations = await clineLocations(ctx);
     return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'cline', folder })));

@@ -18,6 +18,7 @@ import { listSnapshots, type SnapshotListing } from './snapshots.js';
 /** Kilo Code and opencode: per-worktree checkpoint ("snapshot") repositories. */
 export const kiloProvider: Provider = {
   name: 'kilo',
+  usesHomes: ({ providers: { kilo: section } }) => !(section.dataDir !== undefined || section.stateDir !== undefined),
   async claimedAreas(ctx) {
     return kiloLocations(ctx).map((location) => ({ owner: 'kilo', folder: snapshotRoot(location.dataDir) }));
   },

@@ -20,6 +20,7 @@ import { readOwlState, type OwlJob, type OwlState } from './state.js';
 /** Coding Owl's job worktrees, judged by ADR-0015 against owl.db and the daemon's socket. */
 export const owlProvider: Provider = {
   name: 'owl',
+  usesHomes: ({ providers: { owl: section } }) => !(section.dataDir !== undefined || section.stateDir !== undefined),
   async claimedAreas(ctx) {
     return (await owlLocations(ctx)).flatMap((location) => [
       { owner: 'owl', folder: owlWorktrees(location) },

@@ -17,6 +17,7 @@ import { listRooStorage, taskFolders, type RooListing, type RooRepoEntry } from 
 /** Roo Code and the Kilo Code extension of 5.x and before: per-task checkpoint repositories. */
 export const rooProvider: Provider = {
   name: 'roo',
+  usesHomes: ({ providers: { roo: section } }) => !(section.userDataDir !== undefined),
   async claimedAreas(ctx) {
     const locations = await rooLocations(ctx);
     return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'roo', folder })));

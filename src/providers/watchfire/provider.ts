@@ -22,6 +22,7 @@ import { readAgents, readProjects } from './state.js';
 /** Watchfire's per-session agent homes under `<home>/.watchfire/*-home/`. */
 export const watchfireProvider: Provider = {
   name: 'watchfire',
+  usesHomes: ({ providers: { watchfire: section } }) => !(section.root !== undefined),
   async claimedAreas(ctx) {
     return watchfireRoots(ctx).map((folder) => ({ owner: 'watchfire', folder }));
   },
