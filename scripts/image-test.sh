@@ -105,6 +105,10 @@ for command in run serve report demo config; do grep -q "$command" "$work/help" 
 # refused or kept), and a home of uid 4243 with two dead Watchfire session homes (their project is
 # gone), one of them the working directory of a live process of that owner.
 node "$repo/dist/cli.js" demo --dir "$work/demo" >"$work/demo.out" 2>&1 || { cat "$work/demo.out" >&2; fail "demo"; }
+# The image's own user reports on what it may read: a folder closed to it (the tools' 0700 state
+# folders, as the demo makes them) is a provider it cannot reconcile, rightly exit 1. Here the
+# sandbox is opened to everyone, as a home mounted for a report-only container has to be.
+chmod -R a+rX "$work/demo"
 home="$work/homes/user4243"
 dead="$home/.watchfire/codex-home/retired-project:chat"
 live="$home/.watchfire/codex-home/retired-tool:chat"
