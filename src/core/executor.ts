@@ -10,6 +10,7 @@ import type { InspectedFacts } from '../safety/inspect.js';
 import { takeLastProof, type ProofSubject } from '../safety/last-proof.js';
 import type { ProcessTable } from '../safety/processes.js';
 import { changedSince } from '../safety/since.js';
+import type { PassProgress } from './progress.js';
 import type { TreeInodes } from '../safety/walk-watch.js';
 import { mapLimit } from '../util/limit.js';
 import { GIT_CONCURRENCY } from '../worktree/evidence.js';
@@ -44,6 +45,8 @@ export interface ExecuteOptions {
    * proof keeps every item with an entry changed since (src/safety/since.ts).
    */
   evidenceSinceMs: number;
+  /** Told as each planned deletion ends (a progress line). */
+  progress?: Pick<PassProgress, 'settled'>;
 }
 
 interface Staged extends PlannedDeletion {
@@ -82,18 +85,23 @@ export async function executePlan(
   const ordered = [...plan].sort((a, b) => rank(a) - rank(b));
   const touched: ExecutedDeletion[] = [];
   const cost: ProofCost = { items: 0, entries: 0, ms: 0 };
+  const settled = (done: ExecutedDeletion): ExecutedDeletion => {
+    options.progress?.settled(done.outcome);
+    return done;
+  };
   for (const round of roundsOf(ordered)) {
     const staging = await mapLimit(round.entries, round.atOnce, async (entry) => {
       try {
         return await stage(entry, options);
       } catch (err) {
-        touched.push(outcomeOf(entry.item, err, 'left alone', options.log));
+        touched.push(settled(outcomeOf(entry.item, err, 'left alone', options.log)));
         return null;
       }
     });
     const staged = staging.filter((entry): entry is Staged => entry !== null);
     const processes = staged.length > 0 ? (options.rescanProcesses?.() ?? null) : null;
-    touched.push(...(await mapLimit(staged, round.atOnce, (entry) => finish(entry, processes, options, cost))));
+    const finishing = (entry: Staged) => finish(entry, processes, options, cost).then(settled);
+    touched.push(...(await mapLimit(staged, round.atOnce, finishing)));
   }
   if (cost.items > 0)
     options.log.info(

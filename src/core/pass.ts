@@ -149,11 +149,12 @@ async function gather(
   const roots: RootStatus[] = [];
   const candidates: Candidate[] = [];
   const missing = await missingHomes(config.homes, log);
-  for (const provider of selectProviders(options.providers, config, options.only)) {
+  const selected = selectProviders(options.providers, config, options.only);
+  for (const [index, provider] of selected.entries()) {
     if (provider.usesHomes?.(config) ?? true)
       for (const home of missing)
         roots.push({ provider: provider.name, root: home, ok: true, warning: homeWarning(home) });
-    options.progress?.gathering(provider.name);
+    options.progress?.gathering(provider.name, index + 1, selected.length);
     try {
       const gathered = await provider.gather({
         config,
@@ -167,6 +168,7 @@ async function gather(
       });
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
+      options.progress?.gathered(provider.name, gathered.candidates.length);
       // Walked beside the providers still to gather (their git runs leave this process idle).
       sight.measureAhead(gathered.candidates.flatMap(treesOf));
     } catch (err) {
@@ -210,15 +212,16 @@ async function planDeletions(
   const judged: Array<JudgedClaim<InspectedFacts | null>> = [];
   const placeOf = createPlaceFinder();
   sight.measureAhead(candidates.flatMap(treesOf));
+  options.progress?.inspecting(candidates.length);
   for (const candidate of candidates) {
     await sight.whenMeasured(treesOf(candidate));
     const facts = inspectCandidate(candidate, sight.processes, sight.measure, sight.watch);
+    options.progress?.inspected();
     if (facts && !facts.exists && candidate.judgement.decision === 'delete') {
       if (!stillListed(candidate.path as string)) continue;
       facts.vanished = `${candidate.path} itself, which its folder still lists`;
     }
     const verdict = judge(candidate, facts, liveness, policy, judgedAt);
-    options.progress?.judged(candidate.provider);
     judged.push({ candidate, facts, verdict, place: candidate.path === null ? null : placeOf(candidate.path) });
   }
   const items: ReportItem[] = [];
@@ -252,11 +255,14 @@ function applyPlan(
   processes: ProcessTable | null,
   evidenceSinceMs: number,
 ): Promise<ExecutedDeletion[]> {
+  const bytes = deletions.reduce((sum, deletion) => sum + deletion.item.bytes, 0);
+  options.progress?.deleting(deletions.length, bytes);
   return executePlan(deletions, {
     log: options.log,
     evidenceSinceMs,
     onDeleted: async (item) => options.onDeleted?.(item, clock()),
     ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
+    ...(options.progress ? { progress: options.progress } : {}),
   });
 }
 

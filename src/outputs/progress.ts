@@ -1,6 +1,6 @@
 import type { PassProgress } from '../core/progress.js';
-import type { ProviderName } from '../core/types.js';
-import { formatBytes } from '../util/format.js';
+import type { ProviderName, ReportItem } from '../core/types.js';
+import { formatBytes, formatCount, formatItems } from '../util/format.js';
 
 /** The terminal a progress line is drawn on: stderr, when it is one. */
 export interface ProgressTerminal {
@@ -11,50 +11,107 @@ export interface ProgressTerminal {
 
 /** Back to the start of the line, and the line cleared. */
 const CLEAR_LINE = '\r\x1b[2K';
+const SECOND_MS = 1000;
+
+type Phase =
+  | { name: 'starting' }
+  | { name: 'gathering'; provider: ProviderName; nth: number; of: number; since: number }
+  | { name: 'inspecting'; total: number }
+  | { name: 'deleting'; total: number; bytes: number };
 
 /**
- * One live line on a terminal: the provider at work, the items judged and the bytes measured so far,
- * rewritten in place at most once per `intervalMs` and erased at the end. It writes nothing but that
- * line, so logs drawn on the same terminal go through `around`, which takes the line away first.
+ * One live line on a terminal, saying which phase the pass is in and how far it got: the provider at
+ * work and what was found so far (gathering), items inspected of the total (inspecting), items done,
+ * deleted and bytes freed of the total (deleting). Rewritten in place at most once per `intervalMs`
+ * and erased at the end. It writes nothing but that line, so logs drawn on the same terminal go
+ * through `around`, which takes the line away first.
  */
 export class TerminalProgress implements PassProgress {
-  private provider: ProviderName | null = null;
-  private judgedCount = 0;
-  private bytes = 0;
+  private phase: Phase = { name: 'starting' };
+  private found = 0;
+  private measuredBytes = 0;
   private readonly roots = new Set<string>();
+  private inspectedCount = 0;
+  /** How each planned deletion ended so far, by its path: a later word on one replaces the earlier. */
+  private readonly outcomes = new Map<string | ReportItem, ReportItem>();
   private shown = false;
   private lastDrawn = Number.NEGATIVE_INFINITY;
   private pending: NodeJS.Timeout | null = null;
+  private tick: NodeJS.Timeout | null = null;
   private finished = false;
 
   constructor(
     private readonly terminal: ProgressTerminal,
     private readonly intervalMs = 100,
     private readonly now: () => number = () => performance.now(),
+    /** Gathering has no total to count up to: the seconds the provider has been at work show it is. */
+    private readonly tickMs = SECOND_MS,
   ) {}
 
-  gathering(provider: ProviderName): void {
-    this.provider = provider;
+  gathering(provider: ProviderName, nth: number, of: number): void {
+    this.phase = { name: 'gathering', provider, nth, of, since: this.now() };
+    this.changed();
+  }
+
+  gathered(_provider: ProviderName, count: number): void {
+    this.found += count;
     this.changed();
   }
 
   measured(root: string, bytes: number): void {
     if (this.roots.has(root)) return;
     this.roots.add(root);
-    this.bytes += bytes;
+    this.measuredBytes += bytes;
     this.changed();
   }
 
-  judged(provider: ProviderName): void {
-    this.provider = provider;
-    this.judgedCount += 1;
+  inspecting(total: number): void {
+    this.phase = { name: 'inspecting', total };
+    this.changed();
+  }
+
+  inspected(): void {
+    this.inspectedCount += 1;
+    this.changed();
+  }
+
+  deleting(total: number, bytes: number): void {
+    this.phase = { name: 'deleting', total, bytes };
+    this.changed();
+  }
+
+  settled(outcome: ReportItem): void {
+    this.outcomes.set(outcome.path ?? outcome, outcome);
     this.changed();
   }
 
   /** The line as it reads now. */
   text(): string {
-    const items = `${this.judgedCount} item${this.judgedCount === 1 ? '' : 's'} judged`;
-    return `agent-janitor: ${this.provider ?? 'starting'}, ${items}, ${formatBytes(this.bytes)} measured`;
+    const { phase } = this;
+    const measured = `${formatBytes(this.measuredBytes)} measured`;
+    switch (phase.name) {
+      case 'starting':
+        return 'agent-janitor: starting';
+      case 'gathering': {
+        const seconds = Math.floor(Math.max(0, this.now() - phase.since) / SECOND_MS);
+        const provider = `${phase.provider} (${phase.nth} of ${phase.of}, ${seconds} s)`;
+        return `agent-janitor gathering: ${provider}, ${formatItems(this.found)} found, ${measured}`;
+      }
+      case 'inspecting':
+        return `agent-janitor inspecting: ${formatCount(this.inspectedCount)} of ${formatItems(phase.total)}, ${measured}`;
+      case 'deleting': {
+        const byVerdict = new Map<ReportItem['verdict'], number>([['deleted', 0]]);
+        let freed = 0;
+        for (const { verdict, bytes } of this.outcomes.values()) {
+          byVerdict.set(verdict, (byVerdict.get(verdict) ?? 0) + 1);
+          if (verdict === 'deleted') freed += bytes;
+        }
+        const [deleted, ...others] = [...byVerdict].map(([verdict, count]) => `${formatCount(count)} ${verdict}`);
+        const done = `${formatCount(this.outcomes.size)} of ${formatItems(phase.total)}`;
+        const bytes = `${formatBytes(freed)} of ${formatBytes(phase.bytes)} freed`;
+        return [`agent-janitor deleting: ${done}`, deleted, bytes, ...others].join(', ');
+      }
+    }
   }
 
   /** Writes something else to the terminal (a log line) without the progress line in its way. */
@@ -68,8 +125,9 @@ export class TerminalProgress implements PassProgress {
   /** Takes the line away for good: the pass is over, or failed. */
   finish(): void {
     this.finished = true;
-    if (this.pending) clearTimeout(this.pending);
+    for (const timer of [this.pending, this.tick]) if (timer) clearTimeout(timer);
     this.pending = null;
+    this.tick = null;
     this.clear();
   }
 
@@ -97,6 +155,25 @@ export class TerminalProgress implements PassProgress {
     this.terminal.write(CLEAR_LINE + (text.length > width ? text.slice(0, width) : text));
     this.shown = true;
     this.lastDrawn = this.now();
+    this.tickWhileGathering();
+  }
+
+  /** While a provider gathers, the line is drawn again as each of its seconds is up. */
+  private tickWhileGathering(): void {
+    if (this.tick) clearTimeout(this.tick);
+    this.tick = null;
+    const { phase } = this;
+    if (phase.name !== 'gathering') return;
+    const elapsed = Math.max(0, this.now() - phase.since);
+    this.tick = setTimeout(
+      () => {
+        this.tick = null;
+        this.changed();
+      },
+      // A few milliseconds late, so that the second has surely turned when the line is drawn.
+      this.tickMs - (elapsed % this.tickMs) + 5,
+    );
+    this.tick.unref();
   }
 
   private clear(): void {
