@@ -2,7 +2,7 @@ import { allProviders } from '../providers/index.js';
 import { meteredPass } from './metered-pass.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
-import { createLogger } from './logger.js';
+import { createLogger, itemLogLevel } from './logger.js';
 import { LOG_LEVEL, type RunArgs } from './options.js';
 import { configFromArgs } from './pass-config.js';
 
@@ -21,6 +21,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
       reportOnly: Boolean(args['report-only']),
       log,
       env: process.env,
+      itemLogLevel: itemLogLevel(),
       ...(progress ? { progress } : {}),
     });
   } finally {

@@ -47,6 +47,8 @@ export interface ExecuteOptions {
   evidenceSinceMs: number;
   /** Told as each planned deletion ends (a progress line). */
   progress?: Pick<PassProgress, 'settled'>;
+  /** The level of the line logged per deletion (default info). */
+  itemLogLevel?: 'info' | 'debug';
 }
 
 interface Staged extends PlannedDeletion {
@@ -193,7 +195,7 @@ async function finish(
       const detail = notes.length > 0 ? `${item.detail}; ${notes.join('; ')}` : item.detail;
       const deleted: ReportItem = { ...item, verdict: 'deleted', detail };
       await options.onDeleted(deleted);
-      options.log.info(
+      options.log[options.itemLogLevel ?? 'info'](
         { provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason },
         'deleted',
       );

@@ -34,6 +34,11 @@ export interface PassOptions {
   procRoot?: string;
   /** Told of the pass's advance (a progress line on a terminal). */
   progress?: PassProgress;
+  /**
+   * The level of the line logged for each deletion: info where logs are kept (a file, journald);
+   * debug for a person at a terminal, who gets one line at info for all of them.
+   */
+  itemLogLevel?: 'info' | 'debug';
   /** Called with every verdict once the plan is judged, before anything is deleted. */
   onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
   /** Called after each deletion, as it happens (the audit log), with the time it was done. */
@@ -263,6 +268,7 @@ function applyPlan(
     onDeleted: async (item) => options.onDeleted?.(item, clock()),
     ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
     ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.itemLogLevel ? { itemLogLevel: options.itemLogLevel } : {}),
   });
 }
 
