@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -110,8 +111,35 @@ describe('what a pass tells its progress', () => {
 });
 
 /**
- * After the plan, one doomed home is swapped for a new folder at its path: the executor fails it
- * (the folder judged must be the folder deleted) and deletes the others.
+ * One doomed home holds a file the kernel will not let anyone unlink (`chattr +i`, set before the
+ * pass, so that nothing changed after it began): its removal breaks, a failure; the others are
+ * deleted. The flag comes off again after the pass.
+ */
+function breakOne(m: Machine): { broken: string; mend: () => void } {
+  const homes = path.join(m.root, 'codex-home');
+  const broken = path.join(homes, readdirSync(homes).find((name) => name.startsWith('retired-0')) as string);
+  execFileSync('chattr', ['+i', path.join(broken, 'AGENTS.md')]);
+  return {
+    broken,
+    mend: () => {
+      for (const file of findImmutable(path.dirname(broken))) execFileSync('chattr', ['-i', file]);
+    },
+  };
+}
+
+/** The files chattr +i marked below `dir` (the home is in quarantine by then, under another name). */
+function findImmutable(dir: string): string[] {
+  const listing = execFileSync('lsattr', ['-R', '-a', dir], { encoding: 'utf8' });
+  return listing
+    .split('\n')
+    .filter((line) => /^\S*i\S* /.test(line))
+    .map((line) => line.slice(line.indexOf(' ') + 1))
+    .filter((file) => !file.endsWith('/.') && !file.endsWith('/..'));
+}
+
+/**
+ * After the plan, one doomed home is swapped for a new folder at its path: the executor's re-check
+ * stops it (the folder judged must be the folder deleted), a refusal and no failure (rule 23).
  */
 function swapOneAfterThePlan(): Pick<PassOptions, 'onPlanned'> & { swapped: () => string } {
   let swapped = '';
@@ -125,13 +153,17 @@ function swapOneAfterThePlan(): Pick<PassOptions, 'onPlanned'> & { swapped: () =
   };
 }
 
-describe('a pass whose deletion fails', () => {
+describe.runIf(process.geteuid?.() === 0)('a pass whose deletion fails', () => {
   it('tells the failure as it ends, among the deletions', async () => {
     const m = machineWith(3);
     const { progress, calls } = recording();
-    const { swapped, onPlanned } = swapOneAfterThePlan();
-    const { result } = await passOver(m, { progress, onPlanned });
-    expect(result.report.items.find((item) => item.path === swapped())?.verdict).toBe('failed');
+    const { broken, mend } = breakOne(m);
+    try {
+      const { result } = await passOver(m, { progress });
+      expect(result.report.items.find((item) => item.path === broken)?.verdict).toBe('failed');
+    } finally {
+      mend();
+    }
     const settled = calls.filter((call) => call.startsWith('settled')).map((call) => call.split(' ')[1]);
     expect(settled.sort()).toEqual(['deleted', 'deleted', 'failed']);
   });
@@ -154,9 +186,15 @@ describe('what a pass logs of its deletions', () => {
     ]);
   });
 
-  it('the one for them all counts the failures', async () => {
+  it.runIf(process.geteuid?.() === 0)('the one for them all counts the failures', async () => {
     const m = machineWith(3);
-    const { records } = await passOver(m, { onPlanned: swapOneAfterThePlan().onPlanned });
+    const breaking = breakOne(m);
+    let records: Records;
+    try {
+      ({ records } = await passOver(m, {}));
+    } finally {
+      breaking.mend();
+    }
     expect(summary(records)).toMatchObject([
       {
         level: 30,
@@ -167,6 +205,14 @@ describe('what a pass logs of its deletions', () => {
         msg: expect.stringMatching(/^deleted 2 items \(.+\), 1 failed$/),
       },
     ]);
+  });
+
+  it('and the ones a re-check stopped, apart from the failures', async () => {
+    const m = machineWith(3);
+    const swapping = swapOneAfterThePlan();
+    const { result, records } = await passOver(m, { onPlanned: swapping.onPlanned });
+    expect(result.report.items.find((item) => item.path === swapping.swapped())?.verdict).toBe('refused');
+    expect(summary(records)).toMatchObject([{ level: 30, planned: 3, deleted: 2, failed: 0, leftAlone: 1 }]);
   });
 
   it('none in a report-only pass', async () => {
