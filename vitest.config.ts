@@ -11,13 +11,13 @@ const FAST = [
   'test/**/judge.test.ts',
   'test/**/*.unit.test.ts',
   'test/core/claims.test.ts',
-  'test/watchfire/slug.test.ts',
-  'test/watchfire/parse.test.ts',
+  'test/providers/watchfire/slug.test.ts',
+  'test/providers/watchfire/parse.test.ts',
 ];
 
 /** Real tools, image build steps, crash tests under strace, walks of huge trees: minutes, not seconds. */
 const SLOW = [
-  'test/kilo/real-cli.test.ts',
+  'test/providers/kilo/real-cli.test.ts',
   'test/*/real-*.test.ts',
   'test/deploy/**/*.test.ts',
   'test/adversarial/crash-*.test.ts',

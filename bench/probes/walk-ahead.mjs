@@ -1,4 +1,4 @@
-// The pass's walk ahead (src/safety/tree-cache.ts): GNU find walks the folders beside this process,
+// The pass's walk ahead (src/safety/walk/tree-cache.ts): GNU find walks the folders beside this process,
 // which walks the last ones itself while it waits, as a pass does. Each listed folder's children
 // are the folders handed to it (a pass hands it items, not their parents); the children themselves
 // are counted here, so the sums equal those of the walk of each listed folder.

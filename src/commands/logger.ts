@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { writeToDescriptorSync } from '../safety/fs/write.js';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
@@ -41,7 +41,7 @@ function logsForAPerson(): boolean {
 function besideProgress(progress: TerminalProgress): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
-      progress.around(() => writeSync(2, chunk));
+      progress.around(() => writeToDescriptorSync(2, chunk));
       done();
     },
   });

@@ -3,7 +3,7 @@ import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
 import { rejectOverlappingRoots } from '../core/overlaps.js';
 import { allProviders } from '../providers/index.js';
-import { createTreeCache } from '../safety/tree-cache.js';
+import { createTreeCache } from '../safety/walk/tree-cache.js';
 
 /** Refuses (exit 2) a config in which two providers or worktree sets would judge the same folders. */
 export async function rejectOverlaps(config: EffectiveConfig): Promise<void> {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { lstatOrNull, readdirOrEmpty } from '../safety/fs.js';
+import { lstatOrNull } from '../safety/fs/stat.js';
+import { readdirOrEmpty } from '../safety/fs/list.js';
 
 /** Expands `homes` patterns (`*`, `?`, `[abc]` within one path component) into existing folders. */
 export async function expandHomes(patterns: readonly string[]): Promise<string[]> {

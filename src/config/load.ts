@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
+import { readFile } from '../safety/fs/read.js';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from '../util/duration.js';
 import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
@@ -48,7 +48,7 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
 async function readConfigFile(file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readFile(file);
   } catch (err) {
     throw new ConfigError(`${file}: cannot read the config file: ${errorMessage(err)}`);
   }

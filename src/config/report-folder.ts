@@ -1,5 +1,5 @@
 import { ConfigError } from '../core/errors.js';
-import { kernelFolderProblem } from '../safety/own-folder.js';
+import { kernelFolderProblem } from '../safety/locks/own-folder.js';
 
 /**
  * Refuses a report folder that no pass could use (one on a kernel file system: a pass refuses it

@@ -1,9 +1,9 @@
 import type { ReportItem, RootStatus } from './types.js';
-import { escapeBytes } from '../safety/names.js';
+import { escapeBytes } from '../safety/fs/names.js';
 
 /**
  * The report's, audit's and log's spelling of a name that is not UTF-8: each such byte as `\xNN`
- * (src/safety/names.ts). Applied where text leaves the process, so the report, its Markdown, the
+ * (src/safety/fs/names.ts). Applied where text leaves the process, so the report, its Markdown, the
  * audit lines and the logs say the same.
  */
 export function escapedItem(item: ReportItem): ReportItem {

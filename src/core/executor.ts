@@ -1,20 +1,21 @@
 import type { Logger } from 'pino';
 import { errorMessage, RemovalStopped } from './errors.js';
 import type { Candidate, GuardHold, Removal, ReportItem } from './types.js';
-import { TreeSwappedError } from '../safety/cwd-cursor.js';
-import { asOwner, deleteIdentity, type Owner } from '../safety/owner.js';
-import { moveToQuarantine } from '../safety/quarantine.js';
-import { MountInsideError, removeTree } from '../safety/remove.js';
-import { lstatOrNullSync, renameSync } from '../safety/fs.js';
+import { TreeSwappedError } from '../safety/fs/cwd-cursor.js';
+import { asOwner, deleteIdentity, type Owner } from '../safety/owners/owner.js';
+import { moveToQuarantine } from '../safety/removal/quarantine.js';
+import { MountInsideError, removeTree } from '../safety/removal/remove.js';
+import { lstatOrNullSync } from '../safety/fs/stat.js';
+import { renameSync } from '../safety/fs/entries.js';
 import type { InspectedFacts } from '../safety/inspect.js';
-import { takeLastProof, type ProofSubject } from '../safety/last-proof.js';
-import type { ProcessTable } from '../safety/processes.js';
+import { takeLastProof, type ProofSubject } from '../safety/removal/last-proof.js';
+import type { ProcessTable } from '../safety/processes/processes.js';
 import { changedSince } from '../safety/since.js';
 import type { PassProgress } from './progress.js';
-import type { TreeInodes } from '../safety/walk-watch.js';
+import type { TreeInodes } from '../safety/walk/walk-watch.js';
 import { mapLimit } from '../util/limit.js';
-import { GIT_CONCURRENCY } from '../worktree/evidence.js';
-import { removeWorktreeWithGit } from '../worktree/git-remove.js';
+import { GIT_CONCURRENCY } from '../engines/git-worktree/evidence.js';
+import { removeWorktreeWithGit } from '../engines/git-worktree/git-remove.js';
 
 export interface PlannedDeletion {
   candidate: Candidate;
@@ -72,7 +73,7 @@ interface ProofCost {
 /**
  * Carries out the deletions of a plan, in rounds (see roundsOf). In each round every item is
  * proven again by its provider's guard where it has one and, for a tree, renamed into its
- * quarantine; then one fresh look at /proc; then, item by item, the last proof (rule 21: src/safety/last-proof.ts) on the tree
+ * quarantine; then one fresh look at /proc; then, item by item, the last proof (rule 21: src/safety/removal/last-proof.ts) on the tree
  * about to go, and the removal: the remover for a tree, `git worktree remove` for a worktree (the
  * proof is taken where the worktree is, just before git starts). A proof or a re-check that fails
  * puts a renamed folder back and ends the item `refused` (or `unfinished`) with the reason of that

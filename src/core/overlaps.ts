@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ConfigError } from './errors.js';
 import type { GatherContext, Provider } from './types.js';
 import { isInside } from '../safety/containment.js';
-import { realpathSync } from '../safety/fs.js';
+import { realpathSync } from '../safety/fs/stat.js';
 import { createPlaceFinder } from '../safety/place.js';
 
 /** A folder whose contents one provider (or one worktree set) judges. */

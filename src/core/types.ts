@@ -1,7 +1,7 @@
-import type { ProcessDescription } from '../safety/process-description.js';
+import type { ProcessDescription } from '../safety/processes/process-description.js';
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
-import type { TreeFacts } from '../safety/walk.js';
+import type { TreeFacts } from '../safety/walk/walk.js';
 import type { ClaimedArea } from './overlaps.js';
 import type { Reason } from './reasons.js';
 
@@ -90,7 +90,7 @@ export interface Candidate {
   alsoWatch?: string[];
   /**
    * The owner of the home (or the location outside every home) the item was found in, as the
-   * resolver of locations answered it (src/safety/locations.ts): the item's top folder must be
+   * resolver of locations answered it (src/safety/owners/locations.ts): the item's top folder must be
    * this owner's or root's, and the item is judged, deleted and git-run as this owner (rule 20).
    */
   homeOwner?: { uid: number; gid: number };

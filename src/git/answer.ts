@@ -1,4 +1,4 @@
-import { decodeBytes } from '../safety/names.js';
+import { decodeBytes } from '../safety/fs/names.js';
 
 /** What one git run answered: its exit code and every byte it wrote (names keep their bytes). */
 export interface RawAnswer {
@@ -7,7 +7,7 @@ export interface RawAnswer {
   stderr: Buffer;
 }
 
-/** The same, decoded with the names codec (src/safety/names.ts), so no byte is lost. */
+/** The same, decoded with the names codec (src/safety/fs/names.ts), so no byte is lost. */
 export interface GitResult {
   code: number;
   stdout: string;

@@ -1,6 +1,6 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import { closeSync, openPathSync } from '../safety/fs.js';
-import type { Owner } from '../safety/owner.js';
+import { closeSync, openPathSync } from '../safety/fs/descriptors.js';
+import type { Owner } from '../safety/owners/owner.js';
 import { spawn } from '../util/builtins.js';
 import type { RawAnswer } from './answer.js';
 import { gitEnvironment, SAFE_ARGUMENTS } from './settings.js';

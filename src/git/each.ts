@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Owner } from '../safety/owner.js';
+import type { Owner } from '../safety/owners/owner.js';
 import { randomHex } from '../util/crypto.js';
 import { type GitError, type GitResult, settle } from './answer.js';
 import { DIES_WITH_PARENT, runGitShell } from './child.js';

@@ -1,5 +1,5 @@
-import { encodeText, escapeBytes } from '../safety/names.js';
-import type { Owner } from '../safety/owner.js';
+import { encodeText, escapeBytes } from '../safety/fs/names.js';
+import type { Owner } from '../safety/owners/owner.js';
 import { GitError, type GitResult, lastLine, type RawAnswer, settle } from './answer.js';
 import { runOwnGit } from './child.js';
 import { type HandoverPlan, HandoverRefused, handOver, NeedsDescriptors, planHandover } from './handover.js';
@@ -18,7 +18,7 @@ export interface GitOptions {
   /** Aborting kills the git still running; a run asked for once aborted never starts. */
   abort?: AbortSignal;
   env?: NodeJS.ProcessEnv;
-  /** Written to git's standard input (`--stdin` commands), names' bytes kept (src/safety/names.ts). */
+  /** Written to git's standard input (`--stdin` commands), names' bytes kept (src/safety/fs/names.ts). */
   input?: string;
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { closeSync, openPathSync } from '../safety/fs.js';
-import { escapeBytes } from '../safety/names.js';
+import { closeSync, openPathSync } from '../safety/fs/descriptors.js';
+import { escapeBytes } from '../safety/fs/names.js';
 
 /**
  * How a git run is given paths that are not UTF-8. Node hands a child its arguments and working

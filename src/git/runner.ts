@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { type SimpleGitOptions, simpleGit } from 'simple-git';
-import type { Owner } from '../safety/owner.js';
+import type { Owner } from '../safety/owners/owner.js';
 import type { RawAnswer } from './answer.js';
 import { CALLER_VARIABLES, SAFE_CONFIG, VARIABLES_SET } from './settings.js';
 import { type Supervision, superviseChild } from './supervise.js';

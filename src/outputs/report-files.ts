@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Report, ReportItem } from '../core/types.js';
-import { appendFile, mkdir, readFileOrNull, writeFileAtomic } from '../safety/fs.js';
+import { appendFile, mkdir, writeFileAtomic } from '../safety/fs/write.js';
+import { readFileOrNull } from '../safety/fs/read.js';
 import { escapedItem } from '../core/escape.js';
 import { markdownLines } from './markdown.js';
 import { reportJsonPieces } from './report-json.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { lstatOrNullSync, realpathSync } from './fs.js';
+import { lstatOrNullSync, realpathSync } from './fs/stat.js';
 import { isInside, isStrictlyInside } from './inside.js';
 
 export { isInside, isStrictlyInside } from './inside.js';

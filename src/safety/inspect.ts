@@ -2,13 +2,14 @@ import path from 'node:path';
 import type { Candidate, SafetyFacts } from '../core/types.js';
 import { errorMessage } from '../core/errors.js';
 import { inspectPath, type PathFacts } from './containment.js';
-import { readdirNamesSync, realpathSync } from './fs.js';
-import { bindMountsOf } from './bind-sources.js';
-import { describeProcesses } from './describe-processes.js';
-import { processesInside, type ProcessTable } from './processes.js';
-import { deleteIdentity } from './owner.js';
-import { measureTree, type TreeFacts } from './walk.js';
-import type { WalkWatch } from './walk-watch.js';
+import { readdirNamesSync } from './fs/list.js';
+import { realpathSync } from './fs/stat.js';
+import { bindMountsOf } from './processes/bind-sources.js';
+import { describeProcesses } from './processes/describe-processes.js';
+import { processesInside, type ProcessTable } from './processes/processes.js';
+import { deleteIdentity } from './owners/owner.js';
+import { measureTree, type TreeFacts } from './walk/walk.js';
+import type { WalkWatch } from './walk/walk-watch.js';
 
 /** How many of the processes inside an item its refusal names. */
 const HOLDERS_NAMED = 3;
@@ -88,7 +89,7 @@ export function inspectCandidate(
   return facts;
 }
 
-/** The uid a delete of the folder runs as (src/safety/owner.ts): the folder's parent's owner, when we are root. */
+/** The uid a delete of the folder runs as (src/safety/owners/owner.ts): the folder's parent's owner, when we are root. */
 function deleterUid(facts: PathFacts): number {
   const identity = deleteIdentity(
     { uid: facts.parentUid, gid: facts.parentGid, mode: facts.parentMode },

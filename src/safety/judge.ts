@@ -1,5 +1,5 @@
 import { formatBytes } from '../util/format.js';
-import { nameProcesses } from './process-description.js';
+import { nameProcesses } from './processes/process-description.js';
 import { formatDuration } from '../util/duration.js';
 import type { Reason } from '../core/reasons.js';
 import type { Candidate, Liveness, SafetyFacts, Verdict } from '../core/types.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { lstatOrNullSync, realpathSync } from './fs.js';
+import { lstatOrNullSync, realpathSync } from './fs/stat.js';
 
 /**
  * Where an entry is on disk, in a form two paths can be compared by whatever way they reach it

@@ -10,7 +10,7 @@ import type { PassOptions } from '../core/pass.js';
 import { renderLastPass } from '../outputs/metrics/last-pass.js';
 import { readLastSuccess } from '../outputs/metrics/textfile.js';
 import { REPORT_JSON } from '../outputs/report-files.js';
-import { readFileOrNull } from '../safety/fs.js';
+import { readFileOrNull } from '../safety/fs/read.js';
 import { ServeCounters } from './counters.js';
 import { judgeHealth } from './health.js';
 import { createServeHttp } from './http.js';

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, lutimesSync, readdirSync, readFileSync, renameSy
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
-import { quarantinedName, quarantineName } from '../../src/safety/quarantine.js';
+import { quarantinedName, quarantineName } from '../../src/safety/removal/quarantine.js';
 import {
   bytesPath,
   gitBytes,
@@ -23,12 +23,12 @@ import { itemAt, pass } from '../helpers/pass.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
 import { spawnLiving, waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
-import { addKiloWorktree, git, makeSnapshot, removeKiloWorktree } from '../kilo/fixtures.js';
-import { expectOnlyRemoved, runKilo, scene as kiloScene, snapshotOf } from '../kilo/scene.js';
-import { ownHomeEnv } from '../owl/env.js';
-import { addJob, addProject, addRun, createOwlDb } from '../owl/owl-db.js';
-import { jobWorktree, owlHome } from '../owl/scenario.js';
-import { addWorktree, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { addKiloWorktree, git, makeSnapshot, removeKiloWorktree } from '../providers/kilo/fixtures.js';
+import { expectOnlyRemoved, runKilo, scene as kiloScene, snapshotOf } from '../providers/kilo/scene.js';
+import { ownHomeEnv } from '../providers/owl/env.js';
+import { addJob, addProject, addRun, createOwlDb } from '../providers/owl/owl-db.js';
+import { jobWorktree, owlHome } from '../providers/owl/scenario.js';
+import { addWorktree, makeRepo, sh } from '../helpers/git-fixtures.js';
 import { expectOnlyTargetsTouched } from './support/compare.js';
 import { world } from './support/watchfire-world.js';
 

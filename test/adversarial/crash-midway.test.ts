@@ -1,7 +1,7 @@
 import { lutimesSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { quarantinedName } from '../../src/safety/quarantine.js';
+import { quarantinedName } from '../../src/safety/removal/quarantine.js';
 import { crashAndRecover, crashBench, type KnownGap } from './support/crash-bench.js';
 import { straceAvailable, UNLINKS } from './support/trace.js';
 
@@ -97,7 +97,7 @@ describe.runIf(bench)('a pass killed between its renames is finished by the next
   });
 
   /**
-   * Known gap, reported and not fixed here (src/worktree/remove.ts): `git worktree remove` deletes
+   * Known gap, reported and not fixed here (src/engines/git-worktree/remove.ts): `git worktree remove` deletes
    * the tree in place, with no quarantine rename first, so a pass killed inside it leaves a
    * half-removed worktree. Its folders are new, so the next pass refuses it as too recent; later
    * its missing tracked files read as uncommitted changes, so it stays `unfinished` for a person.

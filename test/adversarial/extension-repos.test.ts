@@ -13,7 +13,7 @@ import {
   settle,
   workspaceRepo,
   writeTaskHistory,
-} from '../cline/fixtures.js';
+} from '../providers/cline/fixtures.js';
 import {
   historyItem as rooItem,
   rooScene,
@@ -21,8 +21,8 @@ import {
   settle as settleRoo,
   taskRepo,
   writeGlobalHistory,
-} from '../roo/fixtures.js';
-import { makeRepo } from '../worktrees/git-fixtures.js';
+} from '../providers/roo/fixtures.js';
+import { makeRepo } from '../helpers/git-fixtures.js';
 import { ended, inMountNamespace, quoted, unmountOnHost } from './support/namespaces.js';
 
 /**

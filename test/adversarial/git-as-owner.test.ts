@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
-import { addWorktree, commitFile, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../helpers/git-fixtures.js';
 
 const USER = 4343;
 

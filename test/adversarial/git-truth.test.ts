@@ -14,12 +14,12 @@ import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
-import { addKiloWorktree, makeSnapshot } from '../kilo/fixtures.js';
-import { runKilo, scene, snapshotOf } from '../kilo/scene.js';
-import { ownHomeEnv } from '../owl/env.js';
-import { addJob, addProject, createOwlDb } from '../owl/owl-db.js';
-import { jobWorktree, owlHome, type OwlHome } from '../owl/scenario.js';
-import { addWorktree, commitFile, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { addKiloWorktree, makeSnapshot } from '../providers/kilo/fixtures.js';
+import { runKilo, scene, snapshotOf } from '../providers/kilo/scene.js';
+import { ownHomeEnv } from '../providers/owl/env.js';
+import { addJob, addProject, createOwlDb } from '../providers/owl/owl-db.js';
+import { jobWorktree, owlHome, type OwlHome } from '../providers/owl/scenario.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../helpers/git-fixtures.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 import { GIT_TRUTH_CASES, gitTruthRepo, prepareRepo } from './support/git-truth-world.js';
 

@@ -10,8 +10,8 @@ import { inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { spawnLiving } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
-import { daemonLock, project, writeAgents, writeDaemon, writeProjects } from '../watchfire/fixture.js';
-import { addWorktree, commitFile, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { daemonLock, project, writeAgents, writeDaemon, writeProjects } from '../providers/watchfire/fixture.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../helpers/git-fixtures.js';
 import { adminDirOf, expectOnlyTargetsTouched } from './support/compare.js';
 import { runArgs, world } from './support/watchfire-world.js';
 

@@ -14,10 +14,10 @@ import { runCli } from '../helpers/cli.js';
 import { inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { tempDir } from '../helpers/temp.js';
-import { ownHomeEnv } from '../owl/env.js';
-import { addJob, addProject, addRun, createOwlDb } from '../owl/owl-db.js';
-import { jobWorktree, owlHome, type OwlHome } from '../owl/scenario.js';
-import { sh, sqliteCompanion } from '../worktrees/git-fixtures.js';
+import { ownHomeEnv } from '../providers/owl/env.js';
+import { addJob, addProject, addRun, createOwlDb } from '../providers/owl/owl-db.js';
+import { jobWorktree, owlHome, type OwlHome } from '../providers/owl/scenario.js';
+import { sh, sqliteCompanion } from '../helpers/git-fixtures.js';
 
 /**
  * Everything in the world but the SQLite companions a read-only reader may leave (-wal, -shm), and

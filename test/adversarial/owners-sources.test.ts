@@ -7,10 +7,10 @@ import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { addUsers, giveTo, type RealUser } from '../helpers/users.js';
-import { makeKiloDb, makeRepo as makeKiloRepo, projectIdOf } from '../kilo/fixtures.js';
-import { addJob, addProject, createOwlDb } from '../owl/owl-db.js';
-import { writeStateDb } from '../vscode/fixtures.js';
-import { addWorktree, commitFile, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { makeKiloDb, makeRepo as makeKiloRepo, projectIdOf } from '../providers/kilo/fixtures.js';
+import { addJob, addProject, createOwlDb } from '../providers/owl/owl-db.js';
+import { writeStateDb } from '../engines/vscode-storage/fixtures.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../helpers/git-fixtures.js';
 import { code, KILO, kilo, ROO, roo, storageOf, toolWorktree, watchfire } from './support/owners-layouts.js';
 import { type Machine, machine, passOver, plant } from './support/owners-machine.js';
 

@@ -14,7 +14,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
-import { quarantinedName } from '../../src/safety/quarantine.js';
+import { quarantinedName } from '../../src/safety/removal/quarantine.js';
 import { collect, runCli, type CliResult } from '../helpers/cli.js';
 import { cliReachableByAnyone } from '../helpers/reachable-cli.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
@@ -26,7 +26,7 @@ import { runArgs, world, type World } from './support/watchfire-world.js';
 
 /**
  * Issue 6, case 5, and the unreadable folders of case 4: run as root over a home that belongs to
- * another uid, the delete runs with that user's uid and gid (src/safety/owner.ts), so nothing the
+ * another uid, the delete runs with that user's uid and gid (src/safety/owners/owner.ts), so nothing the
  * owner could not remove is removed: not root's files behind a planted link, not a root-owned
  * folder inside the user's own target, not a root-owned folder swapped in mid-walk.
  */

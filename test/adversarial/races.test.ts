@@ -12,7 +12,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/core/types.js';
-import { quarantinedName } from '../../src/safety/quarantine.js';
+import { quarantinedName } from '../../src/safety/removal/quarantine.js';
 import { runCli } from '../helpers/cli.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { inventory } from '../helpers/inventory.js';

@@ -6,13 +6,20 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { watchfireProvider } from '../../src/providers/watchfire/provider.js';
 import { sessionName } from '../../src/providers/watchfire/slug.js';
-import { createTreeCache } from '../../src/safety/tree-cache.js';
+import { createTreeCache } from '../../src/safety/walk/tree-cache.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { spawnLiving } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
-import { daemonLock, project, writeAgents, writeDaemon, type Machine, type Project } from '../watchfire/fixture.js';
+import {
+  daemonLock,
+  project,
+  writeAgents,
+  writeDaemon,
+  type Machine,
+  type Project,
+} from '../providers/watchfire/fixture.js';
 import { expectOnlyTargetsTouched } from './support/compare.js';
 import { mixedHome, ownEnv } from './support/mixed-home.js';
 

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/temp.js';
 import { ended, inMountNamespace, quoted, unmountOnHost } from './support/namespaces.js';
 
 /**
- * Rules 3 and 12 when GNU find walks the items beside the pass (src/safety/find-walk.ts): its
+ * Rules 3 and 12 when GNU find walks the items beside the pass (src/safety/walk/find-walk.ts): its
  * facts decide an item's age and carry the identities a process is matched by, in the plan and in
  * the last look before the delete. The item a process reaches is the first the pass asks for, the
  * one find always walks (the pass takes over only roots from the end of the list); a `find` of the

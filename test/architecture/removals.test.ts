@@ -12,7 +12,7 @@ import { removalPaths, sourceFiles, type RemovalPath } from './removers.js';
 interface Allowed {
   /** A file of src/, or a folder of them (ending in `/`). */
   file: string;
-  /** What it may do, as removalPaths says it (`imports removeTree from safety/remove.ts`). */
+  /** What it may do, as removalPaths says it (`imports removeTree from safety/removal/remove.ts`). */
   what: readonly string[];
   why: string;
 }
@@ -21,30 +21,30 @@ const EXECUTOR: readonly Allowed[] = [
   {
     file: 'core/executor.ts',
     what: [
-      'imports moveToQuarantine from safety/quarantine.ts',
-      'imports removeTree from safety/remove.ts',
-      'imports renameSync from safety/fs.ts',
-      'imports removeWorktreeWithGit from worktree/git-remove.ts',
+      'imports moveToQuarantine from safety/removal/quarantine.ts',
+      'imports removeTree from safety/removal/remove.ts',
+      'imports renameSync from safety/fs/entries.ts',
+      'imports removeWorktreeWithGit from engines/git-worktree/git-remove.ts',
     ],
     why: 'the executor: quarantine rename, last proof, removal, and putting a folder back when the proof fails',
   },
   {
-    file: 'safety/remove.ts',
+    file: 'safety/removal/remove.ts',
     what: [
-      'imports unlinkSync from safety/fs.ts',
-      'imports rmdirSync from safety/fs.ts',
-      'imports unlinkIfPresentSync from safety/fs.ts',
-      'imports rmdirIfPresentSync from safety/fs.ts',
+      'imports unlinkSync from safety/fs/entries.ts',
+      'imports rmdirSync from safety/fs/entries.ts',
+      'imports unlinkIfPresentSync from safety/fs/entries.ts',
+      'imports rmdirIfPresentSync from safety/fs/entries.ts',
     ],
     why: "the remover the executor runs on a proven quarantine (and Kilo's lock on its own folder)",
   },
   {
-    file: 'safety/quarantine.ts',
-    what: ['imports renameSync from safety/fs.ts'],
+    file: 'safety/removal/quarantine.ts',
+    what: ['imports renameSync from safety/fs/entries.ts'],
     why: 'the quarantine rename the executor makes',
   },
   {
-    file: 'worktree/git-remove.ts',
+    file: 'engines/git-worktree/git-remove.ts',
     what: ['runs git worktree remove'],
     why: '`git worktree remove`, run by the executor alone, right after the last proof',
   },
@@ -52,28 +52,23 @@ const EXECUTOR: readonly Allowed[] = [
 
 const OTHERS: readonly Allowed[] = [
   {
-    file: 'safety/fs.ts',
-    what: [],
-    why: 'every file-system call goes through it (its own imports of node:fs are the point of it)',
-  },
-  {
-    file: 'safety/run-lock.ts',
-    what: ['imports renameSync from safety/fs.ts', 'imports truncateRegularFileSync from safety/fs.ts'],
+    file: 'safety/locks/run-lock.ts',
+    what: ['imports renameSync from safety/fs/entries.ts', 'imports truncateRegularFileSync from safety/fs/write.ts'],
     why: "repairs the pass's own run lock in its report directory",
   },
   {
     file: 'outputs/report-files.ts',
-    what: ['imports writeFileAtomic from safety/fs.ts'],
+    what: ['imports writeFileAtomic from safety/fs/write.ts'],
     why: 'replaces the report files, in the report directory, atomically',
   },
   {
     file: 'outputs/metrics/textfile.ts',
-    what: ['imports writeFileAtomic from safety/fs.ts'],
+    what: ['imports writeFileAtomic from safety/fs/write.ts'],
     why: 'replaces the metrics textfile atomically',
   },
   {
     file: 'providers/kilo/lock.ts',
-    what: ['imports removeTree from safety/remove.ts'],
+    what: ['imports removeTree from safety/removal/remove.ts'],
     why: "Kilo's lock protocol: it removes the lock folder (and breaker) it made, never an item",
   },
   {
@@ -83,17 +78,17 @@ const OTHERS: readonly Allowed[] = [
   },
   {
     file: 'providers/kilo/demo.ts',
-    what: ['imports removeTree from safety/remove.ts', 'runs git worktree remove', 'runs git branch -D'],
+    what: ['imports removeTree from safety/removal/remove.ts', 'runs git worktree remove', 'runs git branch -D'],
     why: 'builds the demo sandbox in a folder of its own; never runs in a pass',
   },
   {
     file: 'providers/cline/demo.ts',
-    what: ['imports removeTree from safety/remove.ts'],
+    what: ['imports removeTree from safety/removal/remove.ts'],
     why: 'builds the demo sandbox in a folder of its own; never runs in a pass',
   },
   {
     file: 'providers/owl/demo.ts',
-    what: ['imports removeTree from safety/remove.ts'],
+    what: ['imports removeTree from safety/removal/remove.ts'],
     why: 'builds the demo sandbox in a folder of its own; never runs in a pass',
   },
 ];
@@ -101,7 +96,8 @@ const OTHERS: readonly Allowed[] = [
 const ALLOWED = [...EXECUTOR, ...OTHERS];
 
 const isAllowed = (found: RemovalPath, allowed: readonly Allowed[]) =>
-  found.file === 'safety/fs.ts' || allowed.some((each) => each.file === found.file && each.what.includes(found.what));
+  found.file.startsWith('safety/fs/') ||
+  allowed.some((each) => each.file === found.file && each.what.includes(found.what));
 
 const shown = (found: RemovalPath) => `${found.file} ${found.what}`;
 
@@ -125,10 +121,10 @@ describe('only the executor removes or renames', () => {
     const provider = 'providers/example/provider.ts';
     const caught = (text: string) => removalPaths(provider, text).filter((found) => !isAllowed(found, ALLOWED));
     for (const text of [
-      "import { removeTree } from '../../safety/remove.js'; removeTree('/x');",
-      "import { removeTree as wipe } from '../../safety/remove.js'; wipe('/x');",
-      "import { moveToQuarantine } from '../../safety/quarantine.js';",
-      "import { renameSync } from '../../safety/fs.js';",
+      "import { removeTree } from '../../safety/removal/remove.js'; removeTree('/x');",
+      "import { removeTree as wipe } from '../../safety/removal/remove.js'; wipe('/x');",
+      "import { moveToQuarantine } from '../../safety/removal/quarantine.js';",
+      "import { renameSync } from '../../safety/fs/entries.js';",
       "import { rmSync } from 'node:fs';",
       "import { rm } from 'fs/promises';",
       "import * as fs from 'node:fs'; fs.rmSync('/x');",
@@ -140,11 +136,11 @@ describe('only the executor removes or renames', () => {
       "await git(['branch', '-D', name]);",
       "spawn('rm', ['-rf', target]);",
       "execFileSync('mv', [a, b]);",
-      "import { removeWorktreeWithGit } from '../../worktree/git-remove.js';",
+      "import { removeWorktreeWithGit } from '../../engines/git-worktree/git-remove.js';",
     ])
       expect(caught(text).length, text).toBeGreaterThan(0);
     for (const text of [
-      "import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';",
+      "import { lstatOrNull } from '../../safety/fs/stat.js';",
       "import type { Stats } from 'node:fs';",
       "import { constants } from 'node:fs';",
       "await git(['worktree', 'list', '--porcelain']);",

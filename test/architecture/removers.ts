@@ -25,18 +25,11 @@ const REMOVERS: Readonly<Record<string, readonly string[]>> = {
     'ftruncateSync',
   ],
   'node:fs/promises': ['rename', 'unlink', 'rmdir', 'rm', 'truncate'],
-  'safety/fs.ts': [
-    'renameSync',
-    'unlinkSync',
-    'rmdirSync',
-    'unlinkIfPresentSync',
-    'rmdirIfPresentSync',
-    'truncateRegularFileSync',
-    'writeFileAtomic',
-  ],
-  'safety/remove.ts': ['removeTree'],
-  'safety/quarantine.ts': ['moveToQuarantine'],
-  'worktree/git-remove.ts': ['removeWorktreeWithGit'],
+  'safety/fs/entries.ts': ['renameSync', 'unlinkSync', 'rmdirSync', 'unlinkIfPresentSync', 'rmdirIfPresentSync'],
+  'safety/fs/write.ts': ['truncateRegularFileSync', 'writeFileAtomic'],
+  'safety/removal/remove.ts': ['removeTree'],
+  'safety/removal/quarantine.ts': ['moveToQuarantine'],
+  'engines/git-worktree/git-remove.ts': ['removeWorktreeWithGit'],
 };
 
 /** git commands that delete: a worktree, an admin entry, a ref, a branch, a tag (as consecutive literals of one list). */

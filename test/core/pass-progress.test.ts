@@ -20,7 +20,7 @@ import {
   writeAgents,
   writeProjects,
   type Machine,
-} from '../watchfire/fixture.js';
+} from '../providers/watchfire/fixture.js';
 
 /** A Watchfire root with `dead` homes of deleted projects and one too recent to go. */
 function machineWith(dead: number): Machine {

@@ -10,14 +10,14 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quarantineName } from '../../src/safety/quarantine.js';
+import { quarantineName } from '../../src/safety/removal/quarantine.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';
 import { sleeperIn, waitFor } from '../helpers/processes.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
 import { tempDir } from '../helpers/temp.js';
-import { processesInside, scanProcesses } from '../../src/safety/processes.js';
+import { processesInside, scanProcesses } from '../../src/safety/processes/processes.js';
 import type { Provider } from '../../src/core/types.js';
 
 function world() {

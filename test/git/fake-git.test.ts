@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EACH, runGitInEach } from '../../src/git/each.js';
 import { GitError, type GitResult, IncompleteAnswer, runGit } from '../../src/git/git.js';
 import { STOP_GRACE_MS } from '../../src/git/stop.js';
-import { decodeBytes, encodeText } from '../../src/safety/names.js';
+import { decodeBytes, encodeText } from '../../src/safety/fs/names.js';
 import { bytesPath, gitBytes, latin1, mkdirBytes, spelled } from '../helpers/bytes.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HandoverRefused, NeedsDescriptors, planHandover } from '../../src/git/handover.js';
-import { decodeBytes } from '../../src/safety/names.js';
+import { decodeBytes } from '../../src/safety/fs/names.js';
 
 /** A path in the tool's spelling whose bytes are not UTF-8 (each such byte a lone surrogate). */
 const notUtf8 = (text: string): string => decodeBytes(Buffer.from(text, 'latin1'));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { INHERITED_GIT_VARIABLES, scrubGitEnvironment } from '../../src/git/environment.js';
 import { gitEnvironment, lastLine } from '../../src/git/git.js';
 import { SAFE_CONFIG } from '../../src/git/settings.js';
-import { parseStatus } from '../../src/worktree/status.js';
+import { parseStatus } from '../../src/engines/git-worktree/status.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 
 const OID = '0123456789abcdef0123456789abcdef01234567';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { decodeBytes, escapeBytes } from '../../src/safety/names.js';
+import { decodeBytes, escapeBytes } from '../../src/safety/fs/names.js';
 
 /**
  * Paths built as bytes, for names that are not UTF-8: the tests make them with Buffer paths, never

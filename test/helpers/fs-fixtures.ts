@@ -1,6 +1,6 @@
 import { lstatSync, lutimesSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { encodeText } from '../../src/safety/names.js';
+import { encodeText } from '../../src/safety/fs/names.js';
 
 /** Writes a file, making its folders. */
 export function put(file: string, content: string | Buffer = 'x'): string {

@@ -3,7 +3,7 @@ import { afterEach } from 'vitest';
 
 /**
  * Fault injection at the file-system boundary: replaces one function of node:fs (the tool reaches
- * it through src/safety/fs.ts) until the answered restore is called (or the test ends). The
+ * it through src/safety/fs/) until the answered restore is called (or the test ends). The
  * replacement gets the real function, so it can do real work around the call: delete an entry
  * right before a real lstat, say.
  */

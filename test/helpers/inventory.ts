@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { decodeBytes, encodeText } from '../../src/safety/names.js';
+import { decodeBytes, encodeText } from '../../src/safety/fs/names.js';
 
 const SLASH = Buffer.from('/');
 
@@ -16,7 +16,7 @@ export interface Entry {
 /**
  * Every entry below `root` with its type, size, mtime and content hash, never following a link.
  * Two inventories compare equal exactly when nothing in the tree changed. Names are read as bytes:
- * a key holds each byte that is not UTF-8 as its lone surrogate (src/safety/names.ts), so two
+ * a key holds each byte that is not UTF-8 as its lone surrogate (src/safety/fs/names.ts), so two
  * names never share a key and every entry is reached whatever its name.
  */
 export function inventory(root: string, options: { exclude?: string[] } = {}): Map<string, Entry> {

@@ -5,8 +5,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/commands/reconcile.js';
 import type { PassResult } from '../../src/core/pass.js';
 import type { Candidate, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
-import { readdirNamesSync } from '../../src/safety/fs.js';
-import { quarantinedName } from '../../src/safety/quarantine.js';
+import { readdirNamesSync } from '../../src/safety/fs/list.js';
+import { quarantinedName } from '../../src/safety/removal/quarantine.js';
 
 /**
  * A real provider for testing the core alone: every direct child of `root` is a candidate whose
@@ -24,7 +24,7 @@ export function scratchProvider(options: {
     async gather() {
       if (!existsSync(options.root)) return { roots: [], candidates: [] };
       const candidates: Candidate[] = [];
-      // Names as bytes (src/safety/fs.ts), as every provider lists them.
+      // Names as bytes (src/safety/fs/), as every provider lists them.
       for (const entry of readdirNamesSync(options.root)) {
         const full = path.join(options.root, entry);
         if (quarantinedName(entry) !== null) {

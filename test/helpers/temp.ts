@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { removeTree } from '../../src/safety/remove.js';
+import { removeTree } from '../../src/safety/removal/remove.js';
 
 const made: string[] = [];
 

@@ -1,7 +1,7 @@
-import type { GitFacts, WorktreeEvidence } from '../../src/worktree/evidence.js';
-import type { NestedScan } from '../../src/worktree/nested.js';
+import type { GitFacts, WorktreeEvidence } from '../../src/engines/git-worktree/evidence.js';
+import type { NestedScan } from '../../src/engines/git-worktree/nested.js';
 
-// Evidence for the pure worktree judges, shaped as src/worktree/evidence.ts builds it from git.
+// Evidence for the pure worktree judges, shaped as src/engines/git-worktree/evidence.ts builds it from git.
 
 export const WORKTREE = '/srv/repos/shop-worktrees/task-7';
 export const HEAD = 'a'.repeat(40);

@@ -8,7 +8,7 @@ import { itemAt, pass } from '../helpers/pass.js';
 import { scratchPass } from '../helpers/scratch-provider.js';
 import { tempDir } from '../helpers/temp.js';
 import { ensureUser, gidOf } from '../helpers/users.js';
-import { sh } from '../worktrees/git-fixtures.js';
+import { sh } from '../helpers/git-fixtures.js';
 import { DEAD_ITEMS, type DeadItem } from './scenes.js';
 
 /**

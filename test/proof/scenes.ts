@@ -1,18 +1,18 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ItemKind, ProviderName } from '../../src/core/types.js';
-import { quarantineName } from '../../src/safety/quarantine.js';
-import { workspaceRepo, clineScene, historyItem as clineItem, writeTaskHistory } from '../cline/fixtures.js';
+import { quarantineName } from '../../src/safety/removal/quarantine.js';
+import { workspaceRepo, clineScene, historyItem as clineItem, writeTaskHistory } from '../providers/cline/fixtures.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { tempDir } from '../helpers/temp.js';
-import { addKiloWorktree, makeSnapshot, removeKiloWorktree } from '../kilo/fixtures.js';
-import { scene as kiloScene } from '../kilo/scene.js';
-import { ownHomeEnv } from '../owl/env.js';
-import { addJob, addProject, createOwlDb } from '../owl/owl-db.js';
-import { jobWorktree, owlHome } from '../owl/scenario.js';
-import { historyItem as rooItem, rooScene, taskRepo, writeGlobalHistory } from '../roo/fixtures.js';
-import { writeProjects } from '../watchfire/fixture.js';
-import { addWorktree, makeRepo, sh } from '../worktrees/git-fixtures.js';
+import { addKiloWorktree, makeSnapshot, removeKiloWorktree } from '../providers/kilo/fixtures.js';
+import { scene as kiloScene } from '../providers/kilo/scene.js';
+import { ownHomeEnv } from '../providers/owl/env.js';
+import { addJob, addProject, createOwlDb } from '../providers/owl/owl-db.js';
+import { jobWorktree, owlHome } from '../providers/owl/scenario.js';
+import { historyItem as rooItem, rooScene, taskRepo, writeGlobalHistory } from '../providers/roo/fixtures.js';
+import { writeProjects } from '../providers/watchfire/fixture.js';
+import { addWorktree, makeRepo, sh } from '../helpers/git-fixtures.js';
 
 /**
  * One item of each provider and kind that its owner's record proves dead, in a world of its own,

@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { withProcessEnv } from '../helpers/process-env.js';
-import { sh } from '../worktrees/git-fixtures.js';
+import { sh } from '../helpers/git-fixtures.js';
 import { lateWriter } from './late-write.js';
 import { DEAD_ITEMS, type DeadItem } from './scenes.js';
 

@@ -6,8 +6,8 @@ import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { withProcessEnv } from '../helpers/process-env.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeProjects } from '../watchfire/fixture.js';
-import { addWorktree, makeRepo } from '../worktrees/git-fixtures.js';
+import { writeProjects } from '../providers/watchfire/fixture.js';
+import { addWorktree, makeRepo } from '../helpers/git-fixtures.js';
 import { lateWriter, loggedFind } from './late-write.js';
 
 /**

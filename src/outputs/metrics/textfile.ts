@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { readFileOrNull, writeFileAtomic } from '../../safety/fs.js';
-import { prepareOwnFolder } from '../../safety/own-folder.js';
+import { readFileOrNull } from '../../safety/fs/read.js';
+import { writeFileAtomic } from '../../safety/fs/write.js';
+import { prepareOwnFolder } from '../../safety/locks/own-folder.js';
 import { LAST_PASS_METRICS } from './last-pass.js';
 
 /**

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
-import { openReadOnly } from '../vscode/read-only-db.js';
+import { openReadOnly } from '../../engines/vscode-storage/read-only-db.js';
 
 /**
  * The session ids of a Cline 4 session database (`sessions(session_id, …)`). Cline 4 reuses a

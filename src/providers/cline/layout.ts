@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import { locate, type Located } from '../../safety/locations.js';
-import { basisOf } from '../../safety/location-basis.js';
-import type { Owner } from '../../safety/owner.js';
+import { locate, type Located } from '../../safety/owners/locations.js';
+import { basisOf } from '../../safety/owners/location-basis.js';
+import type { Owner } from '../../safety/owners/owner.js';
 import {
   editorDirs,
   extensionStorages,
@@ -10,7 +10,7 @@ import {
   stateDatabases,
   type EditorDir,
   type RefusedPlace,
-} from '../vscode/editors.js';
+} from '../../engines/vscode-storage/editors.js';
 
 export { CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './checkpoints.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { readdirOrEmpty } from '../../safety/fs.js';
-import { quarantinedName } from '../../safety/quarantine.js';
-import { hasGitEntry, taskCheckpoints } from '../vscode/task-checkpoints.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { quarantinedName } from '../../safety/removal/quarantine.js';
+import { hasGitEntry, taskCheckpoints } from '../../engines/vscode-storage/task-checkpoints.js';
 
 /** A checkpoint repository folder as Cline lays them out. */
 export interface ClineRepoEntry {

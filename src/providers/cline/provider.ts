@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { defaultStateDatabase } from '../vscode/editors.js';
-import { allAtLeast, installedVersions } from '../vscode/extensions.js';
-import { quarantineCandidate } from '../vscode/quarantine.js';
-import { refusedRoots } from '../vscode/refused.js';
-import { settleHistory, type Settlement } from '../vscode/settle.js';
-import { readShadowRepos, type ShadowRepoFacts } from '../vscode/shadow-repo.js';
+import { defaultStateDatabase } from '../../engines/vscode-storage/editors.js';
+import { allAtLeast, installedVersions } from '../../engines/vscode-storage/extensions.js';
+import { quarantineCandidate } from '../../engines/vscode-storage/quarantine.js';
+import { refusedRoots } from '../../engines/vscode-storage/refused.js';
+import { settleHistory, type Settlement } from '../../engines/vscode-storage/settle.js';
+import { readShadowRepos, type ShadowRepoFacts } from '../../engines/vscode-storage/shadow-repo.js';
 import { readClineHistory, type ClineHistory } from './history.js';
 import { judgeClineRepo, judgeOrphanFolder, type ClinePlace } from './judge.js';
 import { CLINE_EXTENSION, clineLocations, type ClineLocation } from './layout.js';

@@ -1,6 +1,6 @@
 import { errorMessage } from '../../core/errors.js';
 import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
-import { readRegularFile } from '../../safety/fs.js';
+import { readRegularFile } from '../../safety/fs/read.js';
 
 /**
  * A checkpoint repository's `core.worktree`, as `git config --file <gitdir>/config --get

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { errorMessage, SourceOfTruthError } from '../../core/errors.js';
-import { lstatOrNull, readdirOrEmpty } from '../../safety/fs.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { openSqliteReadOnly } from '../../util/sqlite.js';
 
 /** What Kilo's databases say: each project's main repository, and every directory they name. */

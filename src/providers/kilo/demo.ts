@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
 import { git } from '../../git/git.js';
-import { mkdir, readdirOrEmpty, utimes, writeFile } from '../../safety/fs.js';
-import { removeTree } from '../../safety/remove.js';
+import { mkdir, utimes, writeFile } from '../../safety/fs/write.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { removeTree } from '../../safety/removal/remove.js';
 import { materializePin, sha1hex } from './layout.js';
 import { openSqlite } from '../../util/sqlite.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { lstatOrNull } from '../../safety/fs.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readRecordedWorktree } from './config-file.js';
 import type { KiloRecords } from './database.js';
 import {

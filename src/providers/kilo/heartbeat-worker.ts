@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { utimesSync } from '../../safety/fs.js';
+import { utimesSync } from '../../safety/fs/write.js';
 
 /**
  * The thread that keeps Kilo's snapshot locks held by this process fresh (./lock.ts starts it by

@@ -1,7 +1,7 @@
 import { createHash } from '../../util/crypto.js';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import { basisOf, type LocationBasis } from '../../safety/location-basis.js';
+import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
 
 export type KiloApp = 'kilo' | 'opencode';
 

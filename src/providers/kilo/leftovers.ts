@@ -1,9 +1,9 @@
-import type { Dirent } from 'node:fs';
+import type { Dirent } from '../../safety/fs/list.js';
 import path from 'node:path';
 import type { Candidate, RootStatus } from '../../core/types.js';
-import { readdirOrEmpty } from '../../safety/fs.js';
-import { locate } from '../../safety/locations.js';
-import type { Owner } from '../../safety/owner.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { locate } from '../../safety/owners/locations.js';
+import type { Owner } from '../../safety/owners/owner.js';
 import { managedPlace } from './layout.js';
 
 // The Agent Manager deletes a worktree by renaming it to this, then removing it in the background.

@@ -5,16 +5,11 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { errorCode, errorMessage } from '../../core/errors.js';
-import {
-  lstatOrNull,
-  lstatOrNullSync,
-  mkdirExclusiveSync,
-  mkdirSync,
-  readFileSync,
-  writeFileExclusiveSync,
-} from '../../safety/fs.js';
-import { asOwner, type Owner } from '../../safety/owner.js';
-import { removeTree } from '../../safety/remove.js';
+import { lstatOrNull, lstatOrNullSync } from '../../safety/fs/stat.js';
+import { mkdirExclusiveSync, mkdirSync, writeFileExclusiveSync } from '../../safety/fs/write.js';
+import { readFileSync } from '../../safety/fs/read.js';
+import { asOwner, type Owner } from '../../safety/owners/owner.js';
+import { removeTree } from '../../safety/removal/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
 import { startWorker } from '../../util/builtins.js';
 import * as z from 'zod';

@@ -1,8 +1,9 @@
-import { constants } from 'node:fs';
+import { constants } from '../../safety/fs/descriptors.js';
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
-import { lstatOrNull, readFileOrNull, realpath, type Stats } from '../../safety/fs.js';
+import { lstatOrNull, realpath, type Stats } from '../../safety/fs/stat.js';
+import { readFileOrNull } from '../../safety/fs/read.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
 /** What an owner repository R says of its worktrees, read without writing anything to it. */

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { locate } from '../../safety/locations.js';
-import { besideBasis } from '../../safety/location-basis.js';
-import type { Owner } from '../../safety/owner.js';
+import { locate } from '../../safety/owners/locations.js';
+import { besideBasis } from '../../safety/owners/location-basis.js';
+import type { Owner } from '../../safety/owners/owner.js';
 import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
 import { attachOwner, collectLocalEvidence, type EvidenceContext } from './evidence.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { readdirOrEmpty, type Dirent } from '../../safety/fs.js';
-import { findQuarantines, quarantinedName } from '../../safety/quarantine.js';
+import { readdirOrEmpty, type Dirent } from '../../safety/fs/list.js';
+import { findQuarantines, quarantinedName } from '../../safety/removal/quarantine.js';
 import { PROJECT_ID, snapshotRoot, WORKTREE_HASH } from './layout.js';
 
 export interface SnapshotRepo {

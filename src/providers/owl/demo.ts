@@ -1,8 +1,14 @@
 import path from 'node:path';
 import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
-import { mkdir } from '../../safety/fs.js';
-import { removeTree } from '../../safety/remove.js';
-import { backdateTree, sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../worktree/sandbox.js';
+import { mkdir } from '../../safety/fs/write.js';
+import { removeTree } from '../../safety/removal/remove.js';
+import {
+  backdateTree,
+  sandboxCommit,
+  sandboxGit,
+  sandboxRepo,
+  writeSandboxFile,
+} from '../../engines/git-worktree/sandbox.js';
 import { NEWEST_KNOWN_SCHEMA } from './state.js';
 import { openSqlite } from '../../util/sqlite.js';
 

@@ -1,6 +1,6 @@
 import type { OwnerJudgement } from '../../core/types.js';
 import { isBeyondClock } from '../../safety/clock.js';
-import type { WorktreeEvidence } from '../../worktree/evidence.js';
+import type { WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
 import {
   branchName,
   describeChanges,
@@ -8,9 +8,9 @@ import {
   isClean,
   nestedRepositories,
   shortCommit,
-} from '../../worktree/judging.js';
-import type { NestedScan } from '../../worktree/nested.js';
-import { describeUnheldRefs, unheldWorktreeRefs } from '../../worktree/worktree-refs-held.js';
+} from '../../engines/git-worktree/judging.js';
+import type { NestedScan } from '../../engines/git-worktree/nested.js';
+import { describeUnheldRefs, unheldWorktreeRefs } from '../../engines/git-worktree/worktree-refs-held.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { ReviewAfter } from './settings.js';
 import type { OwlJob } from './state.js';

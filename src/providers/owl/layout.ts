@@ -1,9 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import { lstatOrNull } from '../../safety/fs.js';
-import { homeOwner } from '../../safety/locations.js';
-import { basisOf, type LocationBasis } from '../../safety/location-basis.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { homeOwner } from '../../safety/owners/locations.js';
+import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
 
 /** Where one Coding Owl installation keeps its things. */
 export interface OwlLocation {

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { errorMessage } from '../../core/errors.js';
-import { readFileOrNull } from '../../safety/fs.js';
+import { readFileOrNull } from '../../safety/fs/read.js';
 import * as z from 'zod';
 
 export interface ReviewAfter {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
-import { lstatOrNull } from '../../safety/fs.js';
-import { decodeBytes } from '../../safety/names.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { decodeBytes } from '../../safety/fs/names.js';
 import { openOwnerDatabase } from '../../util/sqlite.js';
 
 /** The newest owl.db schema (PRAGMA user_version) whose layout these columns were read from. */

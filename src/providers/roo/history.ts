@@ -1,15 +1,16 @@
 import path from 'node:path';
 import * as z from 'zod';
 import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
-import { isFolderOrLinkToOne, readdirOrEmpty } from '../../safety/fs.js';
-import { locate } from '../../safety/locations.js';
-import type { LocationBasis } from '../../safety/location-basis.js';
-import { WriteClock, readJsonSource, subfolders } from '../vscode/files.js';
-import { readSetting } from '../vscode/settings.js';
-import type { HistoryRead } from '../vscode/settle.js';
-import { globalState } from '../vscode/history-source.js';
-import { readAs } from '../vscode/read-as.js';
-import { readExtensionState } from '../vscode/state-db.js';
+import { isFolderOrLinkToOne } from '../../safety/fs/stat.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { locate } from '../../safety/owners/locations.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
+import { WriteClock, readJsonSource, subfolders } from '../../engines/vscode-storage/files.js';
+import { readSetting } from '../../engines/vscode-storage/settings.js';
+import type { HistoryRead } from '../../engines/vscode-storage/settle.js';
+import { globalState } from '../../engines/vscode-storage/history-source.js';
+import { readAs } from '../../engines/vscode-storage/read-as.js';
+import { readExtensionState } from '../../engines/vscode-storage/state-db.js';
 import type { RooLocation } from './layout.js';
 
 /** Everything the extension's records say exists in one product: the union of every source. */

@@ -1,7 +1,13 @@
 import type { OwnerJudgement } from '../../core/types.js';
-import { identityProblem, lastCommitText, list, refused, settlementBlocker } from '../vscode/judging.js';
-import type { Settlement } from '../vscode/settle.js';
-import type { ShadowRepoFacts } from '../vscode/shadow-repo.js';
+import {
+  identityProblem,
+  lastCommitText,
+  list,
+  refused,
+  settlementBlocker,
+} from '../../engines/vscode-storage/judging.js';
+import type { Settlement } from '../../engines/vscode-storage/settle.js';
+import type { ShadowRepoFacts } from '../../engines/vscode-storage/shadow-repo.js';
 import type { RooHistory } from './history.js';
 import { INITIAL_SUBJECT, TASK_SUBJECT, WORKSPACE_BRANCH } from './checkpoints.js';
 import type { RooExtension } from './layout.js';

@@ -1,6 +1,6 @@
 import type { GatherContext } from '../../core/types.js';
-import type { LocationBasis } from '../../safety/location-basis.js';
-import type { Owner } from '../../safety/owner.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
+import type { Owner } from '../../safety/owners/owner.js';
 import {
   editorDirs,
   extensionStorages,
@@ -9,7 +9,7 @@ import {
   stateDatabases,
   type EditorDir,
   type RefusedPlace,
-} from '../vscode/editors.js';
+} from '../../engines/vscode-storage/editors.js';
 
 /** Roo Code, or the Kilo Code extension of 5.x and before (a Roo fork with the same layout). */
 export interface RooExtension {

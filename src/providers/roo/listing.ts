@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { readdirOrEmpty } from '../../safety/fs.js';
-import { hasGitEntry, taskCheckpoints } from '../vscode/task-checkpoints.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { hasGitEntry, taskCheckpoints } from '../../engines/vscode-storage/task-checkpoints.js';
 import { WORKSPACE_REPO } from './checkpoints.js';
 
 /** A per-task repository `tasks/<id>/checkpoints`, or a per-workspace one `checkpoints/<8 hex>`. */

@@ -1,7 +1,8 @@
-import type { Stats } from 'node:fs';
+import type { Stats } from '../../safety/fs/stat.js';
 import { errorMessage } from '../../core/errors.js';
-import { lstatOrNull, readFile } from '../../safety/fs.js';
-import { isProcessAlive } from '../../safety/processes.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { readFile } from '../../safety/fs/read.js';
+import { isProcessAlive } from '../../safety/processes/processes.js';
 import { readSettled } from './stable-read.js';
 import { parseDaemonPid } from './state.js';
 

@@ -2,8 +2,10 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/sandbox.js';
 import { errorCode } from '../../core/errors.js';
-import { lstatOrNull, lutimes, mkdir, readdirOrEmpty, symlink, writeFile } from '../../safety/fs.js';
-import { quarantineName } from '../../safety/quarantine.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { lutimes, mkdir, symlink, writeFile } from '../../safety/fs/write.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { quarantineName } from '../../safety/removal/quarantine.js';
 import { sessionName, type SessionNameParts } from './slug.js';
 
 const DAY = 86_400_000;

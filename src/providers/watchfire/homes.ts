@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { lstatOrNull, readdirOrEmpty, readdirSync } from '../../safety/fs.js';
-import { quarantinedName } from '../../safety/quarantine.js';
-import { measureTree, type TreeFacts } from '../../safety/walk.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { readdirOrEmpty, readdirSync } from '../../safety/fs/list.js';
+import { quarantinedName } from '../../safety/removal/quarantine.js';
+import { measureTree, type TreeFacts } from '../../safety/walk/walk.js';
 
 /** What one entry of a `*-home/` folder is, as seen on disk (no judgement yet). */
 export interface HomeEvidence {

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider } from '../../core/types.js';
-import { locate } from '../../safety/locations.js';
-import type { Owner } from '../../safety/owner.js';
-import { findQuarantines } from '../../safety/quarantine.js';
+import { locate } from '../../safety/owners/locations.js';
+import type { Owner } from '../../safety/owners/owner.js';
+import { findQuarantines } from '../../safety/removal/quarantine.js';
 import { daemonLiveness } from './daemon.js';
 import { examineHome, homeEntries, homeFolders } from './homes.js';
 import { judgeHome, judgeQuarantine, judgeUnreadableSource, type WatchfireWorld } from './judge.js';

@@ -1,7 +1,8 @@
-import type { Dirent } from 'node:fs';
+import type { Dirent } from '../../safety/fs/list.js';
 import path from 'node:path';
 import * as z from 'zod';
-import { readdirOrEmpty, readRegularFile } from '../../safety/fs.js';
+import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { readRegularFile } from '../../safety/fs/read.js';
 import { mapLimit } from '../../util/limit.js';
 
 /** The header of one session log: the proof that a session ended and its transcript was exported. */

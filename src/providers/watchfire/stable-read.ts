@@ -1,7 +1,5 @@
-import { constants } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { errorCode } from '../../core/errors.js';
-import { open } from '../../safety/fs.js';
+import { type FileHandle, openStateFile } from '../../safety/fs/read.js';
 
 /** A write this recent may still be under way: Watchfire truncates and rewrites its YAML in place. */
 const SETTLE_MS = 2_000;
@@ -35,7 +33,7 @@ async function readOnce(file: string): Promise<{ text: string; mtimeMs: number; 
   let handle: FileHandle;
   try {
     // Non-blocking, so a FIFO planted in place of the file cannot stall the pass.
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await openStateFile(file);
   } catch (err) {
     if (errorCode(err) === 'ENOENT') return null;
     throw err;

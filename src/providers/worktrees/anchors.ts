@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
-import type { LocationBasis } from '../../safety/location-basis.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import { kiloLocations, type KiloLocation } from '../kilo/layout.js';
 import { claudeProjectRepos } from './claude-projects.js';
 import { kiloProjectRepos } from './kilo-projects.js';

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { lstatOrNull, readStateFile } from '../../safety/fs.js';
-import { locate } from '../../safety/locations.js';
-import { readWorktreeLink } from '../../worktree/link.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import { readStateFile } from '../../safety/fs/read.js';
+import { locate } from '../../safety/owners/locations.js';
+import { readWorktreeLink } from '../../engines/git-worktree/link.js';
 import { ownedBy, type StateFolders } from './state-folders.js';
 import { isPlainObject } from '../../util/plain-object.js';
 

@@ -1,7 +1,13 @@
 import path from 'node:path';
 import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/sandbox.js';
-import { lutimes } from '../../safety/fs.js';
-import { backdateTree, sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../worktree/sandbox.js';
+import { lutimes } from '../../safety/fs/write.js';
+import {
+  backdateTree,
+  sandboxCommit,
+  sandboxGit,
+  sandboxRepo,
+  writeSandboxFile,
+} from '../../engines/git-worktree/sandbox.js';
 
 const DAY = 86_400_000;
 

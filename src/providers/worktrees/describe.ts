@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import { readRegularFileSync } from '../../safety/fs.js';
-import type { WorktreeLink } from '../../worktree/link.js';
+import { readRegularFileSync } from '../../safety/fs/read.js';
+import type { WorktreeLink } from '../../engines/git-worktree/link.js';
 import { builtInSet } from './builtin-sets.js';
 import { isPlainObject } from '../../util/plain-object.js';
 

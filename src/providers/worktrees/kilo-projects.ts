@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { GatherContext } from '../../core/types.js';
-import { locate } from '../../safety/locations.js';
-import { besideBasis, type LocationBasis } from '../../safety/location-basis.js';
+import { locate } from '../../safety/owners/locations.js';
+import { besideBasis, type LocationBasis } from '../../safety/owners/location-basis.js';
 import { databaseFiles, readKiloRecords } from '../kilo/database.js';
 import { kiloLocations } from '../kilo/layout.js';
 import { ownedBy, type StateFolders } from './state-folders.js';

@@ -1,9 +1,9 @@
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import { createTreeCache } from '../../safety/tree-cache.js';
-import { newestWrite } from '../../worktree/idle.js';
-import { scanNested } from '../../worktree/nested.js';
-import { gitWorktreeRemoval } from '../../worktree/remove.js';
+import { createTreeCache } from '../../safety/walk/tree-cache.js';
+import { newestWrite } from '../../engines/git-worktree/idle.js';
+import { scanNested } from '../../engines/git-worktree/nested.js';
+import { gitWorktreeRemoval } from '../../engines/git-worktree/remove.js';
 import { describeSet, ownerNote } from './describe.js';
 import { examineSetWorktrees, type SetWorktreeEvidence } from './examine.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';

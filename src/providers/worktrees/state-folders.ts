@@ -1,5 +1,5 @@
-import { lstatOrNull } from '../../safety/fs.js';
-import type { LocationBasis } from '../../safety/location-basis.js';
+import { lstatOrNull } from '../../safety/fs/stat.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
 
 /** Repositories a tool's own state names, for the anchors that only its state can resolve. */
 export interface StateFolders {

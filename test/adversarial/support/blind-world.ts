@@ -5,9 +5,9 @@ import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { diffInventories, inventory, type Entry } from '../../helpers/inventory.js';
 import { sleeperIn } from '../../helpers/processes.js';
 import { tempDir } from '../../helpers/temp.js';
-import { addJob, addProject, createOwlDb } from '../../owl/owl-db.js';
-import { jobWorktree, owlHome } from '../../owl/scenario.js';
-import { writeProjects } from '../../watchfire/fixture.js';
+import { addJob, addProject, createOwlDb } from '../../providers/owl/owl-db.js';
+import { jobWorktree, owlHome } from '../../providers/owl/scenario.js';
+import { writeProjects } from '../../providers/watchfire/fixture.js';
 
 /**
  * One home where every item is dead by its owner's record: a Watchfire session home and a Coding

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import type { Report } from '../../../src/core/types.js';
 import { materializePin } from '../../../src/providers/kilo/layout.js';
-import { quarantinedName } from '../../../src/safety/quarantine.js';
+import { quarantinedName } from '../../../src/safety/removal/quarantine.js';
 import { diffInventories, type Entry } from '../../helpers/inventory.js';
 
 /**

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Report } from '../../../src/core/types.js';
-import { removeTree } from '../../../src/safety/remove.js';
+import { removeTree } from '../../../src/safety/removal/remove.js';
 import { runCli } from '../../helpers/cli.js';
 import { inventory, type Entry } from '../../helpers/inventory.js';
 import { expectOnlyTargetsTouched, relativeTo, stateDifferences, targetsOf } from './compare.js';

@@ -6,7 +6,7 @@ import type { SandboxContext, SandboxExtras } from '../../../src/demo/index.js';
 import { owlSandbox } from '../../../src/providers/owl/demo.js';
 import { watchfireSandbox } from '../../../src/providers/watchfire/demo.js';
 import { worktreesSandbox } from '../../../src/providers/worktrees/demo.js';
-import { quarantineName } from '../../../src/safety/quarantine.js';
+import { quarantineName } from '../../../src/safety/removal/quarantine.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import {
   addKiloWorktree,
@@ -15,7 +15,7 @@ import {
   makeSnapshot,
   projectIdOf,
   removeKiloWorktree,
-} from '../../kilo/fixtures.js';
+} from '../../providers/kilo/fixtures.js';
 
 /**
  * A machine with scratch of every provider in it, built from each provider's own sandbox builder

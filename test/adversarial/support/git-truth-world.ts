@@ -1,7 +1,7 @@
 import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { put } from '../../helpers/fs-fixtures.js';
-import { commitFile, makeRepo, sh } from '../../worktrees/git-fixtures.js';
+import { commitFile, makeRepo, sh } from '../../helpers/git-fixtures.js';
 
 /**
  * Worktrees in each state that `git status` and the HEAD check alone do not see, made with the

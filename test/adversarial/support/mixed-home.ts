@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { quarantineName } from '../../../src/safety/quarantine.js';
+import { quarantineName } from '../../../src/safety/removal/quarantine.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory, type Entry } from '../../helpers/inventory.js';
 import {
@@ -10,10 +10,10 @@ import {
   makeSnapshot,
   projectIdOf,
   removeKiloWorktree,
-} from '../../kilo/fixtures.js';
-import { addJob, addProject, createOwlDb } from '../../owl/owl-db.js';
-import { jobWorktree, owlHome, type OwlHome } from '../../owl/scenario.js';
-import { writeProjects, type Machine } from '../../watchfire/fixture.js';
+} from '../../providers/kilo/fixtures.js';
+import { addJob, addProject, createOwlDb } from '../../providers/owl/owl-db.js';
+import { jobWorktree, owlHome, type OwlHome } from '../../providers/owl/scenario.js';
+import { writeProjects, type Machine } from '../../providers/watchfire/fixture.js';
 
 /**
  * One home with Watchfire, Kilo and Owl installed (Kilo or Owl may be left out), each holding one

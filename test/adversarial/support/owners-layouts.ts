@@ -11,10 +11,10 @@ import {
   makeSnapshot,
   projectIdOf,
   removeKiloWorktree,
-} from '../../kilo/fixtures.js';
-import { addJob, addProject, createOwlDb } from '../../owl/owl-db.js';
-import { makeShadowRepo, stateDbOf, writeStateDb } from '../../vscode/fixtures.js';
-import { addWorktree, commitFile, makeRepo, sh } from '../../worktrees/git-fixtures.js';
+} from '../../providers/kilo/fixtures.js';
+import { addJob, addProject, createOwlDb } from '../../providers/owl/owl-db.js';
+import { makeShadowRepo, stateDbOf, writeStateDb } from '../../engines/vscode-storage/fixtures.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../../helpers/git-fixtures.js';
 
 /**
  * One provider's real state in a home, built as its tool builds it, whose items a pass over that

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sessionName } from '../../../src/providers/watchfire/slug.js';
-import { quarantineName } from '../../../src/safety/quarantine.js';
+import { quarantineName } from '../../../src/safety/removal/quarantine.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { spawnLiving } from '../../helpers/processes.js';
 import {
@@ -12,11 +12,11 @@ import {
   pinOf,
   projectIdOf,
   removeKiloWorktree,
-} from '../../kilo/fixtures.js';
-import { addJob, addProject, createOwlDb } from '../../owl/owl-db.js';
-import { jobWorktree, owlHome } from '../../owl/scenario.js';
-import { deadPid, writeSessionLog, type Machine, type Project } from '../../watchfire/fixture.js';
-import { addWorktree, commitFile, makeRepo, sh } from '../../worktrees/git-fixtures.js';
+} from '../../providers/kilo/fixtures.js';
+import { addJob, addProject, createOwlDb } from '../../providers/owl/owl-db.js';
+import { jobWorktree, owlHome } from '../../providers/owl/scenario.js';
+import { deadPid, writeSessionLog, type Machine, type Project } from '../../providers/watchfire/fixture.js';
+import { addWorktree, commitFile, makeRepo, sh } from '../../helpers/git-fixtures.js';
 import { adminDirOf } from './compare.js';
 
 /** mulberry32: a small seeded generator, so a failing fleet is rebuilt exactly from its seed. */

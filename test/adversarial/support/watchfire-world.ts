@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory, type Entry } from '../../helpers/inventory.js';
 import { tempDir } from '../../helpers/temp.js';
-import { writeProjects, type Machine } from '../../watchfire/fixture.js';
+import { writeProjects, type Machine } from '../../providers/watchfire/fixture.js';
 
 /**
  * The smallest real Watchfire root for a CLI pass: a registry with no projects, so every session

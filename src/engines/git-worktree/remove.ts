@@ -1,0 +1,49 @@
+import { RemovalStopped, stopFor } from '../../core/errors.js';
+import type { OwnerJudgement, Removal } from '../../core/types.js';
+import { examineWorktree, type WorktreeEvidence } from './evidence.js';
+
+export interface WorktreeRemovalPlan {
+  /** The evidence the judgement was made on. */
+  judged: Extract<WorktreeEvidence, { state: 'linked' }>;
+  /** The provider's judge, run again on fresh evidence right before the removal. */
+  rejudge(fresh: WorktreeEvidence): OwnerJudgement;
+  /** Folders of the owner's that go with the worktree (Owl's worktree-config/<id>/). */
+  alsoRemove?: string[];
+}
+
+/**
+ * How a worktree proven dead goes: the executor takes the last proof on it and its admin entry,
+ * then runs `git worktree remove` (src/engines/git-worktree/git-remove.ts). Right before, the evidence is read
+ * again and judged again: a commit, a lock or a change made since the plan stops the removal, with
+ * the verdict of that judgement.
+ */
+export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
+  const { link } = plan.judged;
+  return {
+    type: 'git-worktree',
+    worktree: link.path,
+    ownerRepo: link.ownerRepo,
+    adminDir: link.adminDir,
+    ...(plan.alsoRemove ? { alsoRemove: plan.alsoRemove } : {}),
+    guard: {
+      async recheck() {
+        const fresh = await examineWorktree(link.path);
+        const verdict = plan.rejudge(fresh);
+        if (verdict.decision !== 'delete') throw stopFor(verdict);
+        if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)
+          throw new RemovalStopped(
+            'refused',
+            'admin-mismatch',
+            `${link.path} now belongs to another admin entry than ${link.adminDir}; left alone`,
+          );
+        if (fresh.git?.head.commit !== plan.judged.git?.head.commit)
+          throw new RemovalStopped(
+            'refused',
+            'changed-during-inspection',
+            `HEAD of ${link.path} moved since it was judged; left alone`,
+          );
+        return undefined;
+      },
+    },
+  };
+}

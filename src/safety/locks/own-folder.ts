@@ -1,0 +1,120 @@
+import path from 'node:path';
+import { UsageError, errorCode } from '../../core/errors.js';
+import { fileSystemType, statOrNull, writableOrWhy } from '../fs/stat.js';
+import { mkdirOne } from '../fs/write.js';
+
+/** A folder the pass keeps its own files in cannot be used: one line naming it and why; exit 1. */
+class UnusableFolderError extends Error {
+  override name = 'UnusableFolderError';
+}
+
+/**
+ * The kernel's pseudo file systems (statfs f_type), where no file can be kept. Node's recursive
+ * mkdir never ends on procfs (every mkdir there fails with ENOENT, which it takes for a missing
+ * parent), so these are refused before anything is created.
+ */
+const KERNEL_FILE_SYSTEMS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0xcafe4a11, 'bpf'],
+  [0x62656570, 'configfs'],
+  [0x6165676c, 'pstore'],
+  [0xde5e81e4, 'efivarfs'],
+  [0x1cd1, 'devpts'],
+  [0x19800202, 'mqueue'],
+  [0x42494e4d, 'binfmt_misc'],
+  [0x65735543, 'fusectl'],
+  [0xf97cff8c, 'selinuxfs'],
+]);
+
+const WHY: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'it is on a read-only file system',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exhausted',
+};
+
+const user = (): string => (process.geteuid ? `uid ${process.geteuid()}` : 'this user');
+
+/**
+ * Makes sure `dir` is a folder this pass can keep files in, creating it and its parents when they
+ * are absent. `what` names it for the person reading the error (`the report folder`). A folder on a
+ * kernel file system can never work: bad usage (UsageError, exit 2). One that runs through a file,
+ * or that the pass may not create or write, is UnusableFolderError (exit 1).
+ */
+export async function prepareOwnFolder(dir: string, what: string): Promise<void> {
+  const target = path.resolve(dir);
+  const existing = await nearestExisting(target, what);
+  const kernel = await kernelProblem(existing.path, target, what);
+  if (kernel) throw new UsageError(kernel);
+  // One level at a time: a recursive mkdir reports EROFS and EACCES as ENOENT, and loops on procfs.
+  for (const folder of missingBelow(existing.path, target)) {
+    try {
+      await mkdirOne(folder, 0o755);
+    } catch (err) {
+      if (errorCode(err) === 'EEXIST') continue;
+      throw new UnusableFolderError(
+        `${what} ${target} cannot be created in ${path.dirname(folder)} as ${user()}: ${describe(err)}`,
+      );
+    }
+  }
+  const refused = await writableOrWhy(target);
+  if (refused)
+    throw new UnusableFolderError(`${what} ${target} cannot be written as ${user()}: ${WHY[refused] ?? refused}`);
+}
+
+/**
+ * Why `dir` can never hold a file (it is, or would be made, on a kernel file system), or null.
+ * It only looks: nothing is created. `what` names it (`the report folder`).
+ */
+export async function kernelFolderProblem(dir: string, what: string): Promise<string | null> {
+  const target = path.resolve(dir);
+  return kernelProblem((await nearestExisting(target, what)).path, target, what);
+}
+
+async function kernelProblem(existing: string, target: string, what: string): Promise<string | null> {
+  const kernel = KERNEL_FILE_SYSTEMS.get(await fileSystemType(existing));
+  return kernel ? `${what} ${target} is on the kernel's ${kernel} file system, where no file can be kept` : null;
+}
+
+/** The folder itself or its nearest ancestor that exists; a file on the way cannot be used. */
+async function nearestExisting(target: string, what: string): Promise<{ path: string }> {
+  for (let current = target; ; current = path.dirname(current)) {
+    let stats: Awaited<ReturnType<typeof statOrNull>>;
+    try {
+      stats = await statOrNull(current);
+    } catch (err) {
+      if (errorCode(err) !== 'ENOTDIR')
+        throw new UnusableFolderError(`${what} ${target} cannot be looked at: ${describe(err)}`);
+      continue;
+    }
+    if (!stats) {
+      if (path.dirname(current) === current)
+        throw new UnusableFolderError(`${what} ${target}: no folder of its path exists`);
+      continue;
+    }
+    if (!stats.isDirectory()) {
+      const where = current === target ? `${target} is` : `${current}, on its path, is`;
+      throw new UnusableFolderError(`${what} ${target} cannot be used: ${where} a file, not a folder`);
+    }
+    return { path: current };
+  }
+}
+
+/** The folders from just below `existing` down to `target`, in the order they are made. */
+function missingBelow(existing: string, target: string): string[] {
+  if (existing === target) return [];
+  const steps = path.relative(existing, target).split(path.sep);
+  return steps.map((_, k) => path.join(existing, ...steps.slice(0, k + 1)));
+}
+
+function describe(err: unknown): string {
+  const code = errorCode(err);
+  return (code && WHY[code]) ?? (err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { errorCode, errorMessage } from '../../core/errors.js';
+import type { BlindReason } from '../../core/types.js';
+import { readdirNamesSync } from '../fs/list.js';
+import { readKernelFileSync } from '../fs/read.js';
+import { readlinkSync } from '../fs/stat.js';
+import { IdentityIndex } from './identities.js';
+import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
+import { parseMountinfo } from './mountinfo.js';
+import { classify, inspectProcess } from './process-view.js';
+import { procVisibility } from './proc-visibility.js';
+
+export interface ProcessTable {
+  /** false where processes cannot be seen (rule 19, src/safety/processes/proc-visibility.ts). */
+  visible: boolean;
+  /** The test of rule 19 that failed, when not visible. */
+  blindBecause?: BlindReason;
+  why?: string;
+  inspected: number;
+  uninspectable: number;
+  /** Every folder that holds a process's cwd, root, open file or mapping, with those pids (the path test). */
+  occupied: Map<string, Set<number>>;
+  /** The files themselves that processes hold, by device and inode (the identity test). */
+  identities: IdentityIndex;
+  /** Our mounts and the folder mounts of every mount namespace seen; null where unknown. */
+  mounts: MountViews | null;
+  /** The /proc it was read from, to describe a process a refusal names. */
+  procRoot: string;
+}
+
+/**
+ * One scan of /proc: the working directory, root, open files and mappings of every process that
+ * can be inspected, by path and by identity, and the mounts of each mount namespace once. A
+ * process counts as uninspectable when the kernel refuses to show one of those (EACCES, EPERM);
+ * one that vanished during the scan is simply gone. Whatever `procRoot` is, rule 19 decides first
+ * whether what it shows is every process: a folder that is not the pass's own procfs is blind.
+ */
+export function scanProcesses(
+  procRoot = '/proc',
+  ignorePids: ReadonlySet<number> = new Set([process.pid]),
+): ProcessTable {
+  const table: ProcessTable = {
+    visible: true,
+    inspected: 0,
+    uninspectable: 0,
+    occupied: new Map(),
+    identities: new IdentityIndex(),
+    mounts: null,
+    procRoot,
+  };
+  const sight = procVisibility(procRoot);
+  if (!sight.visible) return { ...table, visible: false, blindBecause: sight.because, why: sight.why };
+  let names: string[];
+  try {
+    names = readdirNamesSync(procRoot);
+  } catch (err) {
+    const why = `${procRoot} cannot be listed (${errorMessage(err)}): processes are invisible`;
+    return { ...table, visible: false, blindBecause: 'proc-unreadable', why };
+  }
+
+  const mounts = ownMounts(procRoot);
+  const seen = new Map<string, NamespaceMounts | null>();
+  if (mounts.ownNamespace) seen.set(mounts.ownNamespace, mounts.ownView);
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (ignorePids.has(pid)) continue;
+    const dir = path.join(procRoot, name);
+    const outcome = inspectProcess(dir);
+    if (outcome === 'gone' || outcome === 'kernel') continue;
+    if (outcome === 'denied') {
+      table.uninspectable += 1;
+      continue;
+    }
+    for (const used of outcome.paths) if (used !== '/') addOccupied(table.occupied, used, pid);
+    const { identities } = outcome;
+    for (let i = 0; i < identities.length; i += 2)
+      table.identities.add(identities[i] as number, identities[i + 1] as number, pid);
+    const namespace = outcome.mountNamespace;
+    if (namespace !== null && !seen.get(namespace)) {
+      // A namespace's mounts are read through its first process that shows them.
+      const view = namespaceOf(dir, namespace, pid);
+      if (view === 'gone') continue;
+      if (view === 'denied') {
+        table.uninspectable += 1;
+        continue;
+      }
+      seen.set(namespace, view);
+    }
+    table.inspected += 1;
+  }
+  table.mounts = {
+    own: mounts.own,
+    namespaces: [...seen.values()].filter((view): view is NamespaceMounts => view !== null),
+  };
+  return table;
+}
+
+/** The pids with anything inside `dir` (the folder itself included), by path. */
+export function processesInside(table: ProcessTable, dir: string): number[] {
+  return [...(table.occupied.get(path.resolve(dir)) ?? [])].sort((a, b) => a - b);
+}
+
+function ownMounts(procRoot: string) {
+  const self = path.join(procRoot, 'self');
+  let ownNamespace: string | null = null;
+  try {
+    ownNamespace = readlinkSync(path.join(self, 'ns', 'mnt'));
+  } catch {
+    // A /proc without namespace links: only paths and identities are compared.
+  }
+  try {
+    const own = parseMountinfo(readKernelFileSync(path.join(self, 'mountinfo')));
+    const ownView = ownNamespace ? namespaceView(own, ownNamespace, process.pid, true) : null;
+    return { own, ownNamespace, ownView };
+  } catch {
+    return { own: null, ownNamespace, ownView: null };
+  }
+}
+
+function namespaceOf(dir: string, namespace: string, pid: number): NamespaceMounts | 'gone' | 'denied' {
+  try {
+    return readNamespaceMounts(path.join(dir, 'mountinfo'), namespace, pid, false);
+  } catch (err) {
+    return classify(err);
+  }
+}
+
+function addOccupied(occupied: Map<string, Set<number>>, used: string, pid: number): void {
+  // Index every ancestor folder, so asking "is anything inside X?" is one lookup per candidate.
+  let current = used;
+  for (;;) {
+    let pids = occupied.get(current);
+    if (!pids) {
+      pids = new Set();
+      occupied.set(current, pids);
+    }
+    if (pids.has(pid)) return;
+    pids.add(pid);
+    const parent = path.dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
+}
+
+/** A process counts as dead only when the kernel says so. */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errorCode(err) !== 'ESRCH';
+  }
+}

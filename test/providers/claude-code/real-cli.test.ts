@@ -1,0 +1,175 @@
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp.js';
+import {
+  backgroundTaskScript,
+  CLAUDE_CODE,
+  claudeIn,
+  startClaudeWithBackgroundTask,
+  taskOutputs,
+} from '../../support/real-clis/claude-code.js';
+import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
+import { layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
+import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
+import { killHard, waitUntil } from '../../support/real-clis/run.js';
+import { cliSandbox, startOf } from '../../support/real-clis/sandbox.js';
+
+let install: CliInstall;
+let server: FakeModelServer;
+
+beforeAll(async () => {
+  install = await installNpmCli(CLAUDE_CODE);
+  if (install.bin) server = await startFakeModelServer({ reply: backgroundTaskScript });
+}, 320_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const uid = process.getuid?.() ?? 0;
+const slugOf = (dir: string) => dir.replace(/[^A-Za-z0-9]/g, '-');
+const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+const ppidOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+};
+const pidDomain = () =>
+  `linux:${readFileSync('/etc/machine-id', 'utf8').trim()}:pid:[${/\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1]}]`;
+// A slug that shows the rule: every character that is not a letter or digit becomes `-`.
+const PROJECT = 'My Proj.v2_x';
+
+describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
+  it('writes a background task output under $TMPDIR/claude-<uid>, and the task outlives a SIGKILL of Claude Code, still writing', async (ctx) => {
+    if (!install.bin) {
+      console.warn(`skipping the real Claude Code test: ${install.why}`);
+      ctx.skip(install.why);
+    }
+    const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
+    const cc = claudeIn(install.bin as string, sandbox, server.port);
+    const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', PROJECT));
+    const root = path.join(sandbox.tmp, `claude-${uid}`);
+
+    const running = await startClaudeWithBackgroundTask(
+      cc,
+      cwd,
+      'for i in $(seq 1 3000); do echo line $i; sleep 0.1; done',
+      root,
+    );
+    expect(server.requests.every((r) => r.method === 'POST' && r.url === '/v1/messages?beta=true')).toBe(true);
+
+    // The live-session registry, written at start.
+    const registry = path.join(cc.config, 'sessions', `${running.pid}.json`);
+    const record = JSON.parse(readFileSync(registry, 'utf8'));
+    expect(Object.keys(record).sort()).toEqual(
+      [
+        'asksForConvertedSkills',
+        'cwd',
+        'entrypoint',
+        'kind',
+        'messagingSocketPath',
+        'name',
+        'nameSince',
+        'nameSource',
+        'peerFeatures',
+        'peerProtocol',
+        'pid',
+        'pidDomain',
+        'procStart',
+        'sessionId',
+        'startedAt',
+        'status',
+        'statusUpdatedAt',
+        'updatedAt',
+        'version',
+      ].sort(),
+    );
+    expect(record).toMatchObject({
+      pid: running.pid,
+      cwd,
+      procStart: startOf(running.pid),
+      pidDomain: pidDomain(),
+      kind: 'interactive',
+      entrypoint: 'sdk-cli',
+      version: CLAUDE_CODE.version,
+      messagingSocketPath: path.join(sandbox.tmp, 'cc-socks', `${running.pid}.sock`),
+    });
+    const sessionsDir = readdirSync(path.join(cc.config, 'sessions')).sort();
+    expect(sessionsDir).toHaveLength(2);
+    expect(sessionsDir[0]).toMatch(new RegExp(`^${running.pid}\\.[0-9a-f]{64}\\.key$`));
+    expect(sessionsDir[1]).toBe(`${running.pid}.json`);
+    const key = path.join(cc.config, 'sessions', sessionsDir[0] as string);
+    expect(modeOf(key)).toBe('600');
+    expect(JSON.parse(readFileSync(key, 'utf8'))).toEqual({
+      peerToken: expect.stringMatching(/^[0-9a-f]{32}$/),
+      procStart: record.procStart,
+      pidDomain: record.pidDomain,
+    });
+
+    // The task output layout.
+    const sid = record.sessionId as string;
+    expect(sid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // Beside the slugs, a probe of the file watcher: `fswatch-probe-XXXXXX/probe`.
+    const layout = layoutOf(root, 4);
+    expect(layout.filter((name) => name.startsWith('fswatch-probe-'))).toEqual([
+      expect.stringMatching(/^fswatch-probe-[A-Za-z0-9]{6}\/$/),
+      expect.stringMatching(/^fswatch-probe-[A-Za-z0-9]{6}\/probe$/),
+    ]);
+    expect(layout.filter((name) => !name.startsWith('fswatch-probe-'))).toEqual([
+      `${slugOf(cwd)}/`,
+      `${slugOf(cwd)}/${sid}/`,
+      `${slugOf(cwd)}/${sid}/started/`,
+      `${slugOf(cwd)}/${sid}/tasks/`,
+      `${slugOf(cwd)}/${sid}/tasks/${path.basename(running.output)}`,
+    ]);
+    expect(path.basename(running.output)).toMatch(/^b[0-9a-z]{8}\.output$/);
+    expect(modeOf(root)).toBe('700');
+    expect(modeOf(path.join(root, slugOf(cwd)))).toBe('755');
+    expect(modeOf(path.join(root, slugOf(cwd), sid))).toBe('755');
+    expect(modeOf(path.join(root, slugOf(cwd), sid, 'started'))).toBe('700');
+    expect(modeOf(path.join(root, slugOf(cwd), sid, 'tasks'))).toBe('755');
+    expect(modeOf(running.output)).toBe('644');
+
+    // SIGKILL: the registry stays, and the shell goes on writing into the output on its fds 1 and 2.
+    const shell = running.shells.find((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/bin/bash\0-c\0'),
+    );
+    expect(shell).toBeDefined();
+    await killHard(running.child);
+    expect(existsSync(registry)).toBe(true);
+    expect(startOf(shell as number)).not.toBeNull();
+    expect(ppidOf(shell as number)).not.toBe(running.pid);
+    expect(readlinkSync(`/proc/${shell}/fd/1`)).toBe(running.output);
+    expect(readlinkSync(`/proc/${shell}/fd/2`)).toBe(running.output);
+    expect(readlinkSync(`/proc/${shell}/cwd`)).toBe(cwd);
+    expect(environOf(shell as number)).toEqual(
+      expect.arrayContaining([
+        `CLAUDE_CODE_SESSION_ID=${sid}`,
+        `CLAUDE_PID=${running.pid}`,
+        'CLAUDECODE=1',
+        `CLAUDE_CODE_CHILD_NOTES_DIR=${path.join(root, slugOf(cwd), sid, 'started')}`,
+      ]),
+    );
+    const size = statSync(running.output).size;
+    await waitUntil('the orphaned task to write on', () => statSync(running.output).size > size, { timeoutMs: 10_000 });
+    expect(readFileSync(running.output, 'utf8')).not.toMatch(/\[(killed|exited with code \d+)\]/);
+  }, 300_000);
+
+  it('honours CLAUDE_CODE_TMPDIR over TMPDIR, and on a clean end removes its registry and keeps the task output', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
+    const own = path.join(sandbox.root, 'claude-tmp');
+    sandbox.env.CLAUDE_CODE_TMPDIR = own;
+    const cc = claudeIn(install.bin as string, sandbox, server.port);
+    const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
+    const root = path.join(own, `claude-${uid}`);
+
+    const running = await startClaudeWithBackgroundTask(cc, cwd, 'echo finished', root);
+    const exit = await new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
+    expect(exit).toBe(0);
+    expect(existsSync(path.join(sandbox.tmp, `claude-${uid}`))).toBe(false);
+    expect(taskOutputs(root)).toEqual([running.output]);
+    expect(readFileSync(running.output, 'utf8')).toBe('finished\n\n[exited with code 0]\n');
+    expect(layoutOf(path.join(cc.config, 'sessions'))).toEqual([]);
+  }, 120_000);
+});

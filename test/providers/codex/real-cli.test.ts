@@ -1,0 +1,191 @@
+import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp.js';
+import {
+  CODEX,
+  type Codex,
+  codex,
+  codexExecInWorktree,
+  codexIn,
+  killCodexBetweenRenames,
+  killCodexMidClone,
+  killCodexMidTurn,
+  lockedInodes,
+  marketplaceSource,
+  stagingFolders,
+} from '../../support/real-clis/codex.js';
+import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
+import { gitWith, layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
+import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
+import { cmdlineOf } from '../../support/real-clis/run.js';
+import { cliSandbox, startOf } from '../../support/real-clis/sandbox.js';
+
+let install: CliInstall;
+let server: FakeModelServer;
+
+beforeAll(async () => {
+  install = await installNpmCli(CODEX);
+  if (install.bin) {
+    server = await startFakeModelServer({
+      reply: (turn) =>
+        JSON.stringify(turn.body).includes('work a while') && turn.toolResults === 0
+          ? { tool: { name: 'exec_command', input: { cmd: 'sleep 300; echo slept' } } }
+          : { text: 'Done.' },
+    });
+  }
+}, 320_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const alive = (pid: number) => startOf(pid) !== null;
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+function threads(cx: Codex): Array<Record<string, unknown>> {
+  const db = new Database(path.join(cx.home, 'state_5.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare('SELECT id, cwd, archived, archived_at, source FROM threads ORDER BY created_at_ms')
+      .all() as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
+}
+
+describe(`the real Codex ${CODEX.version}`, () => {
+  it('clones a marketplace from a git source, and a Codex killed mid-clone or between its renames leaves a staging folder and a backup', async (ctx) => {
+    if (!install.bin) {
+      console.warn(`skipping the real Codex test: ${install.why}`);
+      ctx.skip(install.why);
+    }
+    const sandbox = cliSandbox(tempDir('aj-codex-cli-'));
+    const cx = codexIn(install.bin as string, sandbox, server.port);
+    const source = marketplaceSource(sandbox, 'acme');
+    const cwd = sandbox.home;
+    const live = path.join(cx.marketplaces, 'acme');
+    const revision = () => gitWith(sandbox.env, ['--git-dir', source.bare, 'rev-parse', 'HEAD']).trim();
+
+    await codex(cx, ['plugin', 'marketplace', 'add', source.url], cwd);
+    expect(layoutOf(cx.marketplaces)).toEqual(['.staging.lock', '.staging/', 'acme/']);
+    // `add` writes no install record; only an upgrade that fetched a new revision does.
+    expect(layoutOf(live)).toEqual(['.agents/', '.git/', 'README.md']);
+    expect(readFileSync(path.join(cx.home, 'config.toml'), 'utf8')).toContain(
+      `[marketplaces.acme]\nsource_type = "git"\nsource = "${source.url}"\n`,
+    );
+
+    source.publish('one.txt');
+    await codex(cx, ['plugin', 'marketplace', 'upgrade'], cwd);
+    expect(layoutOf(cx.marketplaces)).toEqual(['.staging-cleanup.lock', '.staging.lock', '.staging/', 'acme/']);
+    expect(stagingFolders(cx)).toEqual([]);
+    const record = { source_type: 'git', source: source.url, ref_name: null, sparse_paths: [], revision: revision() };
+    expect(readJson(path.join(live, '.codex-marketplace-install.json'))).toEqual(record);
+
+    // Killed mid-clone: the staging folder stays with its lock file, and git goes on as an orphan.
+    source.publish('two.txt');
+    const midClone = await killCodexMidClone(cx, cwd);
+    expect(path.basename(midClone.staging)).toMatch(/^marketplace-linux-[A-Za-z0-9]{6}$/);
+    expect(layoutOf(midClone.staging)).toEqual(['.lock', 'checkout/']);
+    expect(statSync(path.join(midClone.staging, '.lock')).size).toBe(0);
+    expect(modeOf(path.join(midClone.staging, '.lock'))).toBe('644');
+    expect(lockedInodes().has(statSync(path.join(midClone.staging, '.lock')).ino)).toBe(false);
+    expect(existsSync(path.join(midClone.staging, 'checkout', '.git'))).toBe(true);
+    const clone = midClone.orphans.find((pid) => cmdlineOf(pid).includes(' clone '));
+    expect(clone).toBeDefined();
+    expect(alive(clone as number)).toBe(true);
+    for (const pid of midClone.orphans) process.kill(pid, 'SIGKILL');
+    // Codex's own sweep, at the start of the next upgrade, removes it once its lock is free.
+    await codex(cx, ['plugin', 'marketplace', 'upgrade'], cwd);
+    expect(stagingFolders(cx)).toEqual([]);
+    expect(readJson(path.join(live, '.codex-marketplace-install.json'))).toEqual({ ...record, revision: revision() });
+
+    // Killed between the renames: the backup holds the only copy, the staging folder a whole checkout.
+    const before = revision();
+    source.publish('three.txt');
+    const between = await killCodexBetweenRenames(cx, source, cwd);
+    if (between === null) {
+      console.warn('skipping the backup half of the real Codex test: strace is not installed');
+      return;
+    }
+    expect(path.basename(between.backup)).toMatch(/^marketplace-backup-[A-Za-z0-9]{6}$/);
+    expect(existsSync(live)).toBe(false);
+    expect(layoutOf(between.backup)).toEqual(['root/']);
+    expect(layoutOf(path.join(between.backup, 'root'))).toEqual([
+      '.agents/',
+      '.codex-marketplace-install.json',
+      '.git/',
+      'README.md',
+      'one.txt',
+      'two.txt',
+    ]);
+    expect(readJson(path.join(between.backup, 'root', '.codex-marketplace-install.json'))).toEqual({
+      ...record,
+      revision: before,
+    });
+    expect(layoutOf(path.join(between.staging))).toEqual(['.lock', 'checkout/']);
+    expect(readJson(path.join(between.staging, 'checkout', '.codex-marketplace-install.json'))).toEqual({
+      ...record,
+      revision: revision(),
+    });
+    // The next upgrade clones the live copy anew and sweeps the staging folder; the backup stays for good.
+    await codex(cx, ['plugin', 'marketplace', 'upgrade'], cwd);
+    expect(readJson(path.join(live, '.codex-marketplace-install.json'))).toEqual({ ...record, revision: revision() });
+    expect(stagingFolders(cx)).toEqual([]);
+    expect(existsSync(path.join(between.backup, 'root', '.git'))).toBe(true);
+  }, 300_000);
+
+  it('makes `exec --worktree` worktrees with codex-thread.json and a thread row; a killed turn leaves its writer lock and shell', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-codex-cli-'));
+    const cx = codexIn(install.bin as string, sandbox, server.port);
+    const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
+
+    await codexExecInWorktree(cx, repo);
+    const roots = layoutOf(path.join(cx.home, 'worktrees'), 2);
+    expect(roots).toHaveLength(2);
+    expect(roots[0]).toMatch(/^[0-9a-f]{4}\/$/);
+    expect(roots[1]).toBe(`${roots[0]}app/`);
+    const worktree = path.join(cx.home, 'worktrees', roots[0] as string, 'app');
+    expect(readFileSync(path.join(worktree, '.git'), 'utf8')).toBe(
+      `gitdir: ${path.join(repo, '.git', 'worktrees', 'app')}\n`,
+    );
+    const admin = path.join(repo, '.git', 'worktrees', 'app');
+    expect(layoutOf(admin)).toEqual([
+      'HEAD',
+      'ORIG_HEAD',
+      'codex-thread.json',
+      'commondir',
+      'config.worktree',
+      'gitdir',
+      'index',
+      'logs/',
+    ]);
+    expect(modeOf(path.join(admin, 'codex-thread.json'))).toBe('600');
+    const [thread] = threads(cx);
+    expect(readFileSync(path.join(admin, 'codex-thread.json'), 'utf8')).toBe(
+      JSON.stringify({ version: 1, ownerThreadId: thread?.id }),
+    );
+    expect(thread).toEqual({ id: thread?.id, cwd: worktree, archived: 0, archived_at: null, source: 'exec' });
+    expect(gitWith(sandbox.env, ['worktree', 'list', '--porcelain'], repo)).toContain(`worktree ${worktree}\nHEAD `);
+    expect(gitWith(sandbox.env, ['rev-parse', '--abbrev-ref', 'HEAD'], worktree).trim()).toBe('HEAD');
+    // A clean exit removes the thread's writer lock file and keeps the worktree.
+    expect(layoutOf(path.join(cx.home, 'thread-writer-locks'))).toEqual(['.coordination.lock']);
+    expect(layoutOf(cx.home)).toEqual(
+      expect.arrayContaining(['sessions/', 'shell_snapshots/', 'state_5.sqlite', 'thread-writer-locks/', 'worktrees/']),
+    );
+
+    const killed = await killCodexMidTurn(cx, repo, 'sleep 300; echo slept');
+    const second = threads(cx)[1];
+    expect(path.basename(killed.lock)).toBe(`${second?.id}.lock`);
+    expect(lockedInodes().has(statSync(killed.lock).ino)).toBe(false);
+    // The command the model ran outlives Codex, in the worktree.
+    const sleeper = killed.orphans.find((pid) => killed.commands.get(pid) === 'sleep 300');
+    expect(sleeper).toBeDefined();
+    expect(alive(sleeper as number)).toBe(true);
+    expect(readlinkSync(`/proc/${sleeper}/cwd`)).toBe(second?.cwd);
+    const secondAdmin = path.join(repo, '.git', 'worktrees', 'app1');
+    expect(readJson(path.join(secondAdmin, 'codex-thread.json'))).toEqual({ version: 1, ownerThreadId: second?.id });
+  }, 180_000);
+});

@@ -1,0 +1,128 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collect, runCli, type CliResult } from '../../helpers/cli.js';
+import { cliReachableByAnyone } from '../../helpers/reachable-cli.js';
+import { tempDir } from '../../helpers/temp.js';
+
+const isRoot = process.geteuid?.() === 0;
+const NOBODY = 65534;
+
+/** A report-only pass over an empty home, its report kept in `reportDir`. */
+function passInto(reportDir: string, extra: string[] = []): Promise<CliResult> {
+  const home = tempDir('aj-own-home-');
+  return runCli(['run', '--report-only', '--home', home, '--report-dir', reportDir, ...extra], { timeoutMs: 20_000 });
+}
+
+function passAs(uid: number, reportDir: string): Promise<CliResult> {
+  const home = tempDir('aj-own-home-');
+  chmodSync(home, 0o755);
+  const child = spawn(
+    process.execPath,
+    [cliReachableByAnyone(), 'run', '--report-only', '--home', home, '--report-dir', reportDir],
+    {
+      uid,
+      gid: uid,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return collect(child, 20_000);
+}
+
+/** One line on stderr, nothing on stdout. */
+function expectOneLine(result: CliResult, code: number, text: string): void {
+  expect(result.code, result.stderr).toBe(code);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.trimEnd().split('\n')).toEqual([`agent-janitor: ${text}`]);
+}
+
+describe('a report folder the pass cannot use: one line naming it and why, and no hang', () => {
+  it('is refused on the kernel’s file systems before anything is created (Node’s recursive mkdir never ends on /proc)', async () => {
+    expectOneLine(
+      await passInto('/proc/agent-janitor'),
+      2,
+      "the report folder /proc/agent-janitor is on the kernel's proc file system, where no file can be kept",
+    );
+    expectOneLine(
+      await passInto('/proc/self/x/y'),
+      2,
+      "the report folder /proc/self/x/y is on the kernel's proc file system, where no file can be kept",
+    );
+    expectOneLine(
+      await passInto('/sys/agent-janitor'),
+      2,
+      "the report folder /sys/agent-janitor is on the kernel's sysfs file system, where no file can be kept",
+    );
+  });
+
+  it('names the file that stands where the folder or one of its parents should be', async () => {
+    const dir = tempDir('aj-own-');
+    const file = path.join(dir, 'report');
+    writeFileSync(file, 'not a folder\n');
+    expectOneLine(await passInto(file), 1, `the report folder ${file} cannot be used: ${file} is a file, not a folder`);
+    const below = path.join(file, 'deeper', 'still');
+    expectOneLine(
+      await passInto(below),
+      1,
+      `the report folder ${below} cannot be used: ${file}, on its path, is a file, not a folder`,
+    );
+  });
+
+  it.runIf(isRoot)(
+    'says when the user running the pass may not create or write it, and never points at a run.lock.repair',
+    async () => {
+      const dir = tempDir('aj-own-');
+      chmodSync(dir, 0o755);
+      const closed = path.join(dir, 'closed');
+      mkdirSync(closed, { mode: 0o755 });
+      const result = await passAs(NOBODY, path.join(closed, 'report'));
+      expectOneLine(
+        result,
+        1,
+        `the report folder ${path.join(closed, 'report')} cannot be created in ${closed} as uid ${NOBODY}: permission denied`,
+      );
+      const again = await passAs(NOBODY, closed);
+      expectOneLine(again, 1, `the report folder ${closed} cannot be written as uid ${NOBODY}: permission denied`);
+      expect(readdirSync(closed)).toEqual([]);
+    },
+  );
+
+  it.runIf(isRoot)('says when the folder is on a read-only mount', async () => {
+    const dir = tempDir('aj-own-');
+    const mount = path.join(dir, 'ro');
+    mkdirSync(path.join(mount), { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', mount]);
+    try {
+      expectOneLine(
+        await passInto(mount),
+        1,
+        `the report folder ${mount} cannot be written as uid 0: it is on a read-only file system`,
+      );
+      const inside = path.join(mount, 'report');
+      expectOneLine(
+        await passInto(inside),
+        1,
+        `the report folder ${inside} cannot be created in ${mount} as uid 0: it is on a read-only file system`,
+      );
+    } finally {
+      execFileSync('umount', [mount]);
+    }
+  });
+
+  it('a metrics file on /proc fails the metrics alone: the pass and its report are done, exit 1, no hang', async () => {
+    const reportDir = path.join(tempDir('aj-own-'), 'report');
+    const result = await passInto(reportDir, [
+      '--metrics-file',
+      '/proc/agent-janitor/metrics.prom',
+      '--log-level',
+      'error',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('would reclaim 0 B');
+    expect(result.stderr).toContain(
+      "the metrics file’s folder /proc/agent-janitor is on the kernel's proc file system",
+    );
+    expect(existsSync(path.join(reportDir, 'report.json'))).toBe(true);
+  });
+});
