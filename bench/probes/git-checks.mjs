@@ -1,7 +1,7 @@
 // The worktree engine's git checks (status, HEAD, containing refs, submodules) over every listed
 // worktree, at the engine's own bounded concurrency.
 import { readFileSync } from 'node:fs';
-import { examineWorktrees, GIT_CONCURRENCY } from '../../dist/worktree/evidence.js';
+import { examineWorktrees, GIT_CONCURRENCY } from '../../dist/engines/git-worktree/evidence.js';
 
 const worktrees = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const started = performance.now();

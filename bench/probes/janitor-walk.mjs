@@ -3,7 +3,7 @@
 // answered: a constant (the JIT compiling the walk, the young generation growing) and the other
 // work of a shared machine, which only ever adds time, are kept out of a comparison of sizes.
 import { readFileSync } from 'node:fs';
-import { measureTree } from '../../dist/safety/walk.js';
+import { measureTree } from '../../dist/safety/walk/walk.js';
 
 const roots = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const warm = process.argv.includes('--warm');

@@ -2,11 +2,11 @@
 // (size and newest write), the quarantine rename, the last proof (a walk of the quarantined tree:
 // ctime, owner, mounts; no /proc here), the remove.
 import { readFileSync } from 'node:fs';
-import { takeLastProof } from '../../dist/safety/last-proof.js';
-import { moveToQuarantine } from '../../dist/safety/quarantine.js';
-import { removeTree } from '../../dist/safety/remove.js';
+import { takeLastProof } from '../../dist/safety/removal/last-proof.js';
+import { moveToQuarantine } from '../../dist/safety/removal/quarantine.js';
+import { removeTree } from '../../dist/safety/removal/remove.js';
 import { CLOCK_MARGIN_MS } from '../../dist/safety/since.js';
-import { measureTree } from '../../dist/safety/walk.js';
+import { measureTree } from '../../dist/safety/walk/walk.js';
 
 const started = performance.now();
 // As a pass does: the moment read before any evidence, a margin before the first of it.

@@ -4,7 +4,7 @@
 // are counted here, so the sums equal those of the walk of each listed folder.
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createTreeCache } from '../../dist/safety/tree-cache.js';
+import { createTreeCache } from '../../dist/safety/walk/tree-cache.js';
 
 const roots = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 

@@ -4,9 +4,8 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../core/errors.js';
 import { reconcile } from './reconcile.js';
-import { sandboxBuilders } from '../demo/index.js';
 import { renderSummary } from '../outputs/summary.js';
-import { allProviders } from '../providers/index.js';
+import { PROVIDERS } from '../providers/registry.js';
 import { mkdir, mkdtemp, writeFile } from '../safety/fs/write.js';
 import { readdirOrEmpty } from '../safety/fs/list.js';
 import { createLogger } from './logger.js';
@@ -22,7 +21,7 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
   await mkdir(home, 0o755);
   const old = new Date(Date.now() - 3 * 86_400_000);
   let extra: Record<string, unknown> = {};
-  for (const builder of sandboxBuilders()) {
+  for (const builder of PROVIDERS.flatMap((provider) => provider.sandbox ?? [])) {
     const extras = await builder.build({ root, home, old });
     if (extras?.config) extra = mergeConfig(extra, extras.config);
   }
@@ -34,10 +33,10 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
   const config = await loadConfig({ file: configFile, env: { HOME: home } });
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.demo);
   process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n\n== report-only pass ==\n`);
-  const dry = await reconcile({ config, providers: allProviders(), reportOnly: true, log, env: { HOME: home } });
+  const dry = await reconcile({ config, providers: PROVIDERS, reportOnly: true, log, env: { HOME: home } });
   process.stdout.write(renderSummary(dry.report, config.reportDir));
   process.stdout.write('\n== real pass ==\n');
-  const real = await reconcile({ config, providers: allProviders(), reportOnly: false, log, env: { HOME: home } });
+  const real = await reconcile({ config, providers: PROVIDERS, reportOnly: false, log, env: { HOME: home } });
   process.stdout.write(renderSummary(real.report, config.reportDir));
   process.stdout.write(`\nTry: agent-janitor report --config ${configFile}\n`);
   return real.exitCode;

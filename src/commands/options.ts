@@ -1,5 +1,5 @@
 import type { InferredOptionTypes, Options } from 'yargs';
-import { PROVIDER_NAMES } from '../core/types.js';
+import { PROVIDER_NAMES } from '../providers/registry.js';
 import { LOG_LEVELS, type LogLevel } from './log-levels.js';
 import { choiceOf, everyOf, lastOf, namesOf } from './option-values.js';
 

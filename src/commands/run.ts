@@ -1,4 +1,4 @@
-import { allProviders } from '../providers/index.js';
+import { PROVIDERS } from '../providers/registry.js';
 import { meteredPass } from './metered-pass.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
@@ -16,7 +16,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
   try {
     pass = await meteredPass({
       config,
-      providers: allProviders(),
+      providers: PROVIDERS,
       only: args.only,
       reportOnly: Boolean(args['report-only']),
       log,

@@ -1,4 +1,4 @@
-import { allProviders } from '../providers/index.js';
+import { PROVIDERS } from '../providers/registry.js';
 import { parseListen } from '../serve/listen.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
@@ -23,7 +23,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   await serveUntilSignal({
     pass: {
       config,
-      providers: allProviders(),
+      providers: PROVIDERS,
       only: args.only,
       reportOnly: Boolean(args['report-only']),
       log,

@@ -4,10 +4,9 @@ import { parseDocument } from 'yaml';
 import { readFile } from '../safety/fs/read.js';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { parseDuration } from '../util/duration.js';
-import { findRootOverlap, yieldToConfiguredSets } from '../providers/worktrees/overlap.js';
+import { PROVIDERS } from '../providers/registry.js';
 import { describeIssue } from '../util/zod-issue.js';
 import { configSchema, type EffectiveConfig, type ParsedConfig, pushgatewayUrl } from './schema.js';
-import { mergeWorktreeSets } from './worktree-sets.js';
 
 export interface ConfigOverrides {
   homes?: string[];
@@ -32,16 +31,14 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
   const checked = await configSchema.safeParseAsync(raw);
   if (!checked.success) throw new ConfigError(`${where}: ${describeIssue(checked.error)}`);
   const parsed = checked.data;
-  const config = complete(parsed, file === null ? null : path.resolve(file), where, options);
-  // Rule 16: a built-in set steps aside where the config's own sets say otherwise; roots that two
-  // judges would still share are refused before anything is read.
-  const configured = new Set(parsed.providers.worktrees.sets.map((set) => set.name));
-  config.providers.worktrees.sets = yieldToConfiguredSets(
-    { config, homes: config.homes, env: options.env },
-    configured,
-  );
-  const overlap = findRootOverlap({ config, homes: config.homes, env: options.env });
-  if (overlap) throw new ConfigError(`${where}: ${overlap}`);
+  let config = complete(parsed, file === null ? null : path.resolve(file), options);
+  // A provider that completes its own section (the worktrees provider merges its built-in sets)
+  // does so once every other section is read.
+  for (const provider of PROVIDERS) {
+    if (!provider.configure) continue;
+    const section = provider.configure({ config, homes: config.homes, env: options.env, registry: PROVIDERS, where });
+    config = { ...config, providers: { ...config.providers, [provider.name]: section } };
+  }
   return config;
 }
 
@@ -69,7 +66,7 @@ async function readConfigFile(file: string): Promise<unknown> {
   return value;
 }
 
-function complete(data: ParsedConfig, source: string | null, where: string, options: LoadOptions): EffectiveConfig {
+function complete(data: ParsedConfig, source: string | null, options: LoadOptions): EffectiveConfig {
   const { env, overrides = {} } = options;
   const isRoot = options.isRoot ?? process.getuid?.() === 0;
   if (overrides.minAge !== undefined && parseDuration(overrides.minAge) === null) {
@@ -90,10 +87,9 @@ function complete(data: ParsedConfig, source: string | null, where: string, opti
   if (pushgateway?.success) {
     metrics.pushgateway = { url: pushgateway.data, job: metrics.pushgateway?.job ?? 'agent-janitor' };
   }
-  const worktrees = { ...data.providers.worktrees, sets: mergeWorktreeSets(data.providers.worktrees.sets, where) };
   return {
     ...data,
-    providers: { ...data.providers, worktrees },
+    providers: data.providers as EffectiveConfig['providers'],
     homes: homes.map((entry) => expandTilde(entry, home)),
     minAge: overrides.minAge ?? data.minAge,
     reportDir: path.resolve(expandTilde(reportDir, home)),

@@ -1,23 +1,12 @@
 import * as z from 'zod';
-import { parseDuration } from '../util/duration.js';
+import { PROVIDERS } from '../providers/registry.js';
+import { duration, nonEmptyString, nonEmptyStrings } from './sections.js';
 import { scheduleProblem } from './cron-schedule.js';
 import { parseListenAddress } from './listen-address.js';
 
 // The config file's shape. Every check a later `run` or `serve` would make of a value is made
 // here, so `agent-janitor config` refuses all that they would. Defaults are functions: each file
 // gets its own lists and sections, and a section left out is read as an empty one (`prefault`).
-
-const duration = z.string().refine((text) => parseDuration(text) !== null, {
-  message: 'expected a duration such as 0s, 90s, 30m, 1h or 7d',
-});
-
-const nonEmptyString = z.string().min(1);
-const nonEmptyStrings = z.array(nonEmptyString).min(1);
-
-/** One path or a list of them, none empty, read as a list. */
-const pathList = z
-  .union([nonEmptyString, nonEmptyStrings])
-  .transform((value) => (typeof value === 'string' ? [value] : value));
 
 const HTTP_URL = 'Invalid URL: expected http:// or https://, such as http://pushgateway:9091';
 
@@ -51,45 +40,16 @@ const listen = z.string().refine((text) => parseListenAddress(text) !== null, {
   message: 'expected HOST:PORT, such as 0.0.0.0:9464',
 });
 
-const enabled = z.boolean().default(true);
-
-// Every key but the name is optional here: a set named like a built-in one overrides only what it
-// says (src/config/worktree-sets.ts merges them and requires roots of any other set).
-const worktreeSet = z.strictObject({
-  name: nonEmptyString,
-  roots: nonEmptyStrings.optional(),
-  idleAfter: duration.optional(),
-  enabled: z.boolean().optional(),
-});
-
-const providers = z.strictObject({
-  watchfire: z.strictObject({ enabled, root: pathList.optional() }).prefault({}),
-  kilo: z
-    .strictObject({
-      enabled,
-      apps: z.array(z.enum(['kilo', 'opencode'])).default(() => ['kilo' as const, 'opencode' as const]),
-      dataDir: pathList.optional(),
-      stateDir: pathList.optional(),
-    })
-    .prefault({}),
-  owl: z
-    .strictObject({
-      enabled,
-      reviewAfter: duration.default('7d'),
-      dataDir: pathList.optional(),
-      stateDir: pathList.optional(),
-    })
-    .prefault({}),
-  worktrees: z.strictObject({ enabled, sets: z.array(worktreeSet).default(() => []) }).prefault({}),
-  cline: z.strictObject({ enabled, userDataDir: pathList.optional(), dataDir: pathList.optional() }).prefault({}),
-  roo: z
-    .strictObject({
-      enabled,
-      extensions: z.array(z.enum(['roo', 'kilo'])).default(() => ['roo' as const, 'kilo' as const]),
-      userDataDir: pathList.optional(),
-    })
-    .prefault({}),
-});
+/**
+ * The `providers` section: each registered provider's own (src/providers/<name>/config.ts), every
+ * one optional, a section left out read as an empty one.
+ */
+const providers = z.strictObject(
+  Object.fromEntries(PROVIDERS.map((provider) => [provider.name, provider.section])) as Record<
+    string,
+    z.ZodType<{ enabled: boolean }>
+  >,
+);
 
 /** The whole config file; parsing it fills in every default. */
 export const configSchema = z.strictObject({
@@ -112,23 +72,14 @@ export const configSchema = z.strictObject({
 /** The config file as read: every key the file left out that has a default has it. */
 export type ParsedConfig = z.output<typeof configSchema>;
 
-/** One set of worktree roots after the built-in sets and the config's are merged. */
-export interface WorktreeSetConfig {
-  name: string;
-  roots: string[];
-  idleAfter: string;
-  enabled: boolean;
-}
-
-type ParsedProviders = ParsedConfig['providers'];
+/** The sections of the providers, each with its final values; a provider reads its own (its config.ts). */
+type ProvidersConfig = Readonly<Record<string, { enabled: boolean }>>;
 
 /** The config after defaults and command-line overrides: every key has its final value. */
 export type EffectiveConfig = Omit<ParsedConfig, 'homes' | 'reportDir' | 'providers'> & {
   homes: string[];
   reportDir: string;
-  providers: Omit<ParsedProviders, 'worktrees'> & {
-    worktrees: { enabled: boolean; sets: WorktreeSetConfig[] };
-  };
+  providers: ProvidersConfig;
   /** The file it was read from, or null for built-in defaults. */
   source: string | null;
 };

@@ -42,7 +42,7 @@ function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea]
 export async function rejectOverlappingRoots(providers: readonly Provider[], ctx: GatherContext): Promise<void> {
   const areas: ClaimedArea[] = [];
   for (const provider of providers) {
-    if (!ctx.config.providers[provider.name].enabled || !provider.claimedAreas) continue;
+    if (!ctx.config.providers[provider.name]?.enabled || !provider.claimedAreas) continue;
     areas.push(...(await provider.claimedAreas(ctx)));
   }
   const overlap = firstOverlap(areas);

@@ -64,6 +64,7 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
     log: options.log,
     env: options.env,
     measure: createTreeCache(),
+    registry: options.providers,
   });
   const lock = await acquireRunLock(options.config.reportDir);
   if (lock.repaired)
@@ -170,6 +171,7 @@ async function gather(
         measure: sight.measure,
         measureAhead: sight.measureAhead,
         whenMeasured: sight.whenMeasured,
+        registry: options.providers,
       });
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
@@ -312,7 +314,7 @@ export function selectProviders(
   only: readonly ProviderName[] | undefined,
 ): Provider[] {
   return providers
-    .filter((provider) => config.providers[provider.name].enabled)
+    .filter((provider) => config.providers[provider.name]?.enabled)
     .filter((provider) => !only || only.length === 0 || only.includes(provider.name));
 }
 

@@ -1,16 +1,24 @@
+import type { Verdict } from './types.js';
+
 /**
- * Every reason code an item of the report can carry, each with the verdicts it comes with. The
- * reason table of docs/reasons.md lists exactly these (a test compares them), so a code cannot be
- * added, renamed or dropped without its documentation.
+ * Reason codes, each with the verdicts it comes with. The safety engine's are here, for every
+ * provider; each shared engine and each provider has its own table (its `reasons.ts`), and
+ * src/providers/registry.ts merges them into the one table docs/reasons.md lists (a test compares
+ * them), so a code cannot be added, renamed or dropped without its documentation.
  *
  * A code whose owner judgement is `delete` ends as `deleted` or `would-delete`; any of them may end
  * as `failed` with `delete-failed` instead, so that pair is not repeated on every row. A `kept`
  * code a provider's re-check can give just before the delete also comes as `refused` (rule 23).
  */
-const DELETES = ['deleted', 'would-delete'] as const;
+export type ReasonTable = Readonly<Record<string, readonly Verdict[]>>;
 
-export const REASONS = {
-  // The safety engine, for every provider.
+/** A reason code: kebab-case, stable, in the table of the provider or engine that gives it. */
+export type Reason = string;
+
+export const DELETES = ['deleted', 'would-delete'] as const;
+
+/** The safety engine's codes, and those every provider may give. */
+export const SAFETY_REASONS = {
   'in-use': ['refused'],
   'too-recent': ['refused'],
   'liveness-unknown': ['refused'],
@@ -25,72 +33,27 @@ export const REASONS = {
   'foreign-owner': ['refused'],
   'clock-skew': ['refused'],
   'source-unreadable': ['refused'],
+  'evidence-unreadable': ['refused'],
+  'owner-unavailable': ['refused'],
+  'git-failed': ['refused'],
   'quarantine-leftover': DELETES,
   'delete-failed': ['failed'],
-  // watchfire
-  'project-deleted': DELETES,
-  'transcript-exported': DELETES,
-  'failed-start': DELETES,
-  'session-running': ['kept'],
-  'session-interrupted': ['unfinished'],
-  'transcript-not-exported': ['unfinished'],
-  'unrecognized-name': ['refused'],
-  'home-unreadable': ['refused'],
-  // kilo
-  'worktree-removed': DELETES,
-  'kilo-delete-leftover': DELETES,
-  'worktree-present': ['kept', 'refused'],
-  'legacy-project-repo': ['kept', 'refused'],
-  'unmanaged-worktree': ['refused'],
-  'owner-unknown': ['refused'],
-  'owner-unreadable': ['refused'],
-  'worktree-still-registered': ['refused'],
-  'agent-manager-lists-worktree': ['refused'],
-  'agent-manager-unreadable': ['refused'],
-  'worktree-hash-mismatch': ['refused'],
-  'worktree-unrecorded': ['refused'],
-  'worktree-unreadable': ['refused'],
-  'kilo-lock-held': ['refused'],
-  'being-seeded': ['refused'],
-  'lock-location-unknown': ['refused'],
-  'evidence-unreadable': ['refused'],
-  // owl and worktrees
-  'job-done': DELETES,
-  'job-cancelled': DELETES,
-  'job-vanished': DELETES,
-  'stale-admin-entry': DELETES,
-  'orphan-worktree-config': DELETES,
-  'idle-clean': DELETES,
-  'job-open': ['kept'],
-  'job-state-unknown': ['kept'],
-  'not-idle': ['kept', 'refused'],
-  'git-locked': ['kept', 'refused'],
-  'uncommitted-changes': ['unfinished'],
-  'unique-commits': ['unfinished'],
-  'operation-in-progress': ['unfinished'],
-  'nested-repository': ['unfinished'],
-  'review-overdue': ['unfinished'],
-  'active-without-daemon': ['unfinished'],
-  'has-submodule': ['refused'],
-  'owner-unavailable': ['refused'],
-  'admin-entry-missing': ['refused'],
-  'admin-mismatch': ['refused'],
-  'not-a-worktree': ['refused'],
-  'git-failed': ['refused'],
-  // cline and roo
-  'task-deleted': DELETES,
-  'task-in-history': ['kept'],
-  'alive-legacy-format': ['unfinished'],
-  'unknown-commits': ['unfinished'],
-  'orphan-task-folder': ['unfinished'],
-  'unexpected-workspace-repo': ['unfinished'],
-  'signature-mismatch': ['refused'],
-  'git-lock-file': ['refused'],
-  'cline-lock-held': ['refused'],
-  'history-unsettled': ['refused'],
-  'custom-path-unmounted': ['refused'],
-} as const satisfies Record<string, readonly string[]>;
+} as const satisfies ReasonTable;
 
-export type Reason = keyof typeof REASONS;
-
-export const REASON_CODES = Object.keys(REASONS) as Reason[];
+/**
+ * One table of several. A code two tables both give must come with the same verdicts in each;
+ * anything else is a mistake of the code, thrown where the tables are put together.
+ */
+export function mergeReasonTables(tables: readonly ReasonTable[]): ReasonTable {
+  const merged: Record<string, readonly Verdict[]> = {};
+  for (const table of tables)
+    for (const [code, verdicts] of Object.entries(table)) {
+      const earlier = merged[code];
+      if (earlier && [...earlier].sort().join() !== [...verdicts].sort().join())
+        throw new Error(
+          `reason ${code} comes with ${earlier.join('/')} in one table and ${verdicts.join('/')} in another`,
+        );
+      merged[code] = verdicts;
+    }
+  return merged;
+}

@@ -2,11 +2,14 @@ import type { ProcessDescription } from '../safety/processes/process-description
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
 import type { TreeFacts } from '../safety/walk/walk.js';
+import type * as z from 'zod';
+import type { Anchor, BuiltInSet, ClaimedFolder, SetContext } from './contributions.js';
 import type { ClaimedArea } from './overlaps.js';
-import type { Reason } from './reasons.js';
+import type { Reason, ReasonTable } from './reasons.js';
+import type { SandboxBuilder } from './sandbox.js';
 
-export type ProviderName = 'watchfire' | 'kilo' | 'owl' | 'worktrees' | 'cline' | 'roo';
-export const PROVIDER_NAMES: readonly ProviderName[] = ['watchfire', 'kilo', 'owl', 'worktrees', 'cline', 'roo'];
+/** A provider's name, as the config's `providers` section and `--only` spell it (src/providers/registry.ts). */
+export type ProviderName = string;
 
 /** `task-folder`: an extension's per-task conversation folder, reported (never deleted) when no history names it. */
 export type ItemKind =
@@ -124,11 +127,30 @@ export interface GatherContext {
   measureAhead?: (roots: readonly string[]) => void;
   /** Resolves once measuring these will not take them from the walk ahead: await it before `measure`. */
   whenMeasured?: (roots: readonly string[]) => Promise<void>;
+  /** Every registered provider, enabled or not: what each tells the others (src/core/contributions.ts). */
+  registry: readonly Provider[];
 }
 
+/** What the config loader hands a provider that completes its own section (the worktrees provider's sets). */
+export interface ConfigureContext extends SetContext {
+  /** The config file, or `built-in defaults`, as errors name it. */
+  where: string;
+}
+
+/** What a pass asks of a provider: its candidates, and what it tells the other providers. */
 export interface Provider {
   name: ProviderName;
   gather(ctx: GatherContext): Promise<Gathering>;
+  /** Completes its section once the whole file is read; throws a ConfigError naming `ctx.where`. */
+  configure?(ctx: ConfigureContext): { enabled: boolean };
+  /** The folders whose contents it judges, as the config names them: no worktree set may root there. */
+  claimedFolders?(ctx: SetContext): ClaimedFolder[];
+  /** Places of its tool a worktree set's root may start at (`{name}`). */
+  anchors?: readonly Anchor[];
+  /** Its tool's worktrees, as sets of roots the worktrees provider judges. */
+  worktreeSets?: readonly BuiltInSet[];
+  /** Names of folders in a folder of worktrees that are its to judge (Kilo's `.kilo-delete-<uuid>`). */
+  claimedNames?: readonly RegExp[];
   /**
    * The folders whose contents this provider judges, so a config in which two providers (or two
    * worktree sets) would judge the same folders is refused before a pass starts.
@@ -136,6 +158,20 @@ export interface Provider {
   claimedAreas?(ctx: GatherContext): Promise<ClaimedArea[]>;
   /** Whether its locations come from `homes` (absent: yes); a section that names them outright does not. */
   usesHomes?(config: EffectiveConfig): boolean;
+}
+
+/**
+ * One tool's module: everything of it is in `src/providers/<name>/`, and a line of
+ * src/providers/registry.ts registers it. The config's `providers` section, the reason table, the
+ * demo and `--only` are built from the registry.
+ */
+export interface ProviderModule extends Provider {
+  /** Its section of the config file, `providers.<name>`, with its defaults; `enabled` is always there. */
+  section: z.ZodType<{ enabled: boolean }>;
+  /** Every reason code its items can carry besides the safety engine's, with the verdicts each comes with. */
+  reasons: ReasonTable;
+  /** Lays out its tool's real state in the demo's sandbox. */
+  sandbox: SandboxBuilder;
 }
 
 /** The safety facts of one candidate's folder, gathered by the safety engine. */

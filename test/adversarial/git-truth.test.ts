@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/commands/reconcile.js';
 import type { Report } from '../../src/core/types.js';
 import { scrubGitEnvironment } from '../../src/git/environment.js';
-import { allProviders } from '../../src/providers/index.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 import { runCli } from '../helpers/cli.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
@@ -346,7 +346,7 @@ describe('rule 15: the re-judge just before git worktree remove', () => {
     let changed: Map<string, ReturnType<typeof inventory>> = new Map();
     const result = await reconcile({
       config,
-      providers: allProviders(),
+      providers: PROVIDERS,
       reportOnly: false,
       log: pino({ level: 'silent' }),
       env: { ...process.env, ...world.env },

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/commands/reconcile.js';
 import type { Provider } from '../../src/core/types.js';
-import { allProviders } from '../../src/providers/index.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 import { backdate, daysAgo } from '../helpers/fs-fixtures.js';
 import { runCli } from '../helpers/cli.js';
 import { inventory } from '../helpers/inventory.js';
@@ -130,7 +130,7 @@ describe('two providers, one folder (contract rule 16)', () => {
     const env = { ...process.env, ...ownHomeEnv(owl.home) };
     const config = await loadConfig({ file, env });
     // A provider that declares no areas: the overlap is only found among the candidates.
-    const providers: Provider[] = allProviders().map((provider) => ({ name: provider.name, gather: provider.gather }));
+    const providers: Provider[] = PROVIDERS.map((provider) => ({ name: provider.name, gather: provider.gather }));
     const before = contents(path.join(dir, 'world'));
 
     for (const reportOnly of [true, false]) {

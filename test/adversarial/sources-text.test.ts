@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import { watchfireProvider } from '../../src/providers/watchfire/provider.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
+import { watchfire } from '../../src/providers/watchfire/index.js';
 import { sessionName } from '../../src/providers/watchfire/slug.js';
 import { createTreeCache } from '../../src/safety/walk/tree-cache.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
@@ -147,13 +148,14 @@ describe('projects.yaml that cannot be trusted', () => {
       writeFileSync(file, r.text.slice(0, cut));
       // Left cut long ago (the reader waits out a fresh write, which may still be under way).
       utimesSync(file, daysAgo(1), daysAgo(1));
-      const gathered = await watchfireProvider.gather({
+      const gathered = await watchfire.gather({
         config,
         homes: [r.m.home],
         now: new Date(),
         log: pino({ level: 'silent' }),
         env: { HOME: r.m.home },
         measure: createTreeCache(),
+        registry: PROVIDERS,
       });
       for (const [name, home] of r.homes) {
         const judged = gathered.candidates.find((candidate) => candidate.path === home);

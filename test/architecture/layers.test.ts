@@ -13,8 +13,7 @@ const graph: ImportGraph = importGraph();
 /** The modules that write or send a pass's results: core may not call them, the caller does. */
 const isOutputWriter = (file: string) =>
   file.startsWith('outputs/') && [...graph.closure(file), file].some((each) => touchesDisk(each) || isNetwork(each));
-const touchesDisk = (file: string) =>
-  file === 'safety/fs.ts' || file === 'node:fs' || file === 'node:fs/promises' || file === 'better-sqlite3';
+const touchesDisk = (file: string) => file === 'node:fs' || file === 'node:fs/promises' || file === 'better-sqlite3';
 const isNetwork = (file: string) => file === 'node:http' || file === 'node:net' || file === 'prom-client';
 const startsProcesses = (file: string) => file === 'node:child_process' || file.startsWith('git/');
 const isPassRunner = (file: string) => file === 'core/pass.ts' || file === 'core/executor.ts';
@@ -49,7 +48,10 @@ describe('the layers of src/', () => {
   it('no judge loads anything that starts git, touches the disk or reads the config', () => {
     const judges = graph.files.filter((file) => file.endsWith('/judge.ts'));
     expect(judges.length).toBeGreaterThanOrEqual(7);
-    const impure = (file: string) => startsProcesses(file) || touchesDisk(file) || layerOf(file) === 'config';
+    // The pieces of a config section (zod schemas, a provider's accessor of its section) are pure;
+    // reading and checking the file is not.
+    const readsConfig = (file: string) => file === 'config/load.ts' || file === 'config/schema.ts';
+    const impure = (file: string) => startsProcesses(file) || touchesDisk(file) || readsConfig(file);
     const found = judges
       .map((judge) => chainTo(graph, judge, impure))
       .filter((chain): chain is string[] => chain !== null)
@@ -57,13 +59,43 @@ describe('the layers of src/', () => {
     expect(found).toEqual([]);
   });
 
-  it("a provider's demo sandbox does not load the list of every sandbox (src/demo/index.ts)", () => {
+  it("a provider's demo sandbox does not load the registry of every provider (src/providers/registry.ts)", () => {
     const demos = graph.files.filter((file) => /^providers\/[^/]+\/demo\.ts$/.test(file));
     expect(demos.length).toBeGreaterThanOrEqual(6);
     const found = demos
-      .map((demo) => chainTo(graph, demo, (file) => file === 'demo/index.ts'))
+      .map((demo) => chainTo(graph, demo, (file) => file === 'providers/registry.ts'))
       .filter((chain): chain is string[] => chain !== null)
       .map((chain) => chain.join(' -> '));
+    expect(found).toEqual([]);
+  });
+
+  it('only src/safety/fs/ imports node:fs: every file-system call of the tool is in one folder', () => {
+    const importers = graph.edges
+      .filter((edge) => edge.to === 'node:fs' || edge.to === 'node:fs/promises')
+      .map((edge) => edge.from)
+      .filter((file) => !file.startsWith('safety/fs/'));
+    expect(graph.edges.some((edge) => edge.from.startsWith('safety/fs/') && edge.to === 'node:fs')).toBe(true);
+    expect([...new Set(importers)]).toEqual([]);
+  });
+
+  it('no provider imports another: each is one folder under src/providers/', () => {
+    const providerOf = (file: string) => /^providers\/([^/]+)\//.exec(file)?.[1] ?? null;
+    const found = graph.edges
+      .filter((edge) => {
+        const from = providerOf(edge.from);
+        const to = providerOf(edge.to);
+        return from !== null && to !== null && from !== to;
+      })
+      .map((edge) => `${edge.from} imports ${edge.to}`);
+    expect(graph.files.filter((file) => providerOf(file) !== null).length).toBeGreaterThan(0);
+    expect(found).toEqual([]);
+  });
+
+  it('no shared engine imports a provider', () => {
+    const found = graph.edges
+      .filter((edge) => edge.from.startsWith('engines/') && edge.to.startsWith('providers/'))
+      .map((edge) => `${edge.from} imports ${edge.to}`);
+    expect(graph.files.some((file) => file.startsWith('engines/'))).toBe(true);
     expect(found).toEqual([]);
   });
 
@@ -96,10 +128,10 @@ const ALLOWED_BACK_EDGES: readonly BackEdge[] = [
   },
   {
     from: 'config',
-    to: ['providers/worktrees/overlap.ts', 'providers/worktrees/builtin-sets.ts', 'providers/worktrees/roots.ts'],
+    to: ['providers/registry.ts'],
     why:
-      "the config refuses worktree sets that overlap, or that clash with the worktrees provider's built-in sets and roots, " +
-      'when it is loaded, so a bad file is one clear error before any pass',
+      "the config's `providers` section is each registered provider's own, and a provider may complete its section " +
+      '(the worktrees sets) when the file is loaded, so a bad file is one clear error before any pass',
   },
 ];
 

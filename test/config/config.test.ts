@@ -1,3 +1,7 @@
+import { kiloConfig } from '../../src/providers/kilo/config.js';
+import { owlConfig } from '../../src/providers/owl/config.js';
+import { watchfireConfig } from '../../src/providers/watchfire/config.js';
+import { worktreesConfig } from '../../src/providers/worktrees/config.js';
 import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -32,9 +36,9 @@ describe('loadConfig', () => {
     expect(config.minAge).toBe('1h');
     expect(config.processCheck).toBe('auto');
     expect(config.reportDir).toBe(path.join(home, 'state', 'agent-janitor'));
-    expect(config.providers.kilo.apps).toEqual(['kilo', 'opencode']);
+    expect(kiloConfig(config).apps).toEqual(['kilo', 'opencode']);
     // Every built-in set is on, none is configured.
-    expect(config.providers.worktrees.sets.map((set) => [set.name, set.enabled])).toEqual([
+    expect(worktreesConfig(config).sets.map((set) => [set.name, set.enabled])).toEqual([
       ['codex', true],
       ['claude-code', true],
       ['claude-squad', true],
@@ -77,10 +81,10 @@ providers:
     expect(config.processCheck).toBe('required');
     expect(config.metrics.pushgateway).toEqual({ url: 'http://pushgateway:9091', job: 'agent-janitor' });
     expect(config.serve.listen).toBe('127.0.0.1:9999');
-    expect(config.providers.watchfire.enabled).toBe(false);
-    expect(config.providers.kilo.enabled).toBe(true);
-    expect(config.providers.owl.reviewAfter).toBe('3d');
-    expect(config.providers.worktrees.sets.find((set) => set.name === 'vibe-kanban')).toEqual({
+    expect(watchfireConfig(config).enabled).toBe(false);
+    expect(kiloConfig(config).enabled).toBe(true);
+    expect(owlConfig(config).reviewAfter).toBe('3d');
+    expect(worktreesConfig(config).sets.find((set) => set.name === 'vibe-kanban')).toEqual({
       name: 'vibe-kanban',
       roots: ['/var/tmp/vibe-kanban/worktrees/*'],
       idleAfter: '3d',

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { PassOptions } from '../../src/core/pass.js';
 import type { PassProgress } from '../../src/core/progress.js';
 import type { ReportItem } from '../../src/core/types.js';
-import { allProviders } from '../../src/providers/index.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 import { daysAgo } from '../helpers/fs-fixtures.js';
 import {
   ageAll,
@@ -72,7 +72,7 @@ async function passOver(
   const { log, records } = memoryLog();
   const result = await reconcile({
     config,
-    providers: allProviders(),
+    providers: PROVIDERS,
     only: ['watchfire'],
     log,
     env: process.env,

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/commands/reconcile.js';
 import type { PassResult } from '../../src/core/pass.js';
 import type { ProviderName, Report, ReportItem } from '../../src/core/types.js';
-import { allProviders } from '../../src/providers/index.js';
+import { PROVIDERS, REASONS } from '../../src/providers/registry.js';
 
 export interface PassSetup {
   /** Written as the config file; `reportDir` defaults to `<dir>/report`. */
@@ -26,9 +26,9 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
   writeFileSync(file, stringify({ reportDir: path.join(setup.dir, 'report'), ...setup.config }));
   const env = { ...process.env, ...setup.env };
   const config = await loadConfig({ file, env });
-  return reconcile({
+  const result = await reconcile({
     config,
-    providers: allProviders(),
+    providers: PROVIDERS,
     only: setup.only,
     reportOnly: setup.reportOnly ?? false,
     log: pino({ level: 'silent' }),
@@ -36,6 +36,11 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
     clock: setup.clock,
     ...(setup.onPlanned ? { onPlanned: setup.onPlanned } : {}),
   });
+  // Every pass a test runs holds its judges to the reason table (docs/reasons.md lists exactly it).
+  const unknown = result.report.items.filter((item) => !(item.reason in REASONS));
+  if (unknown.length > 0)
+    throw new Error(`reasons in no provider's table: ${unknown.map((item) => `${item.reason} (${item.path})`).join(', ')}`);
+  return result;
 }
 
 /** The report item at `p`, or a test failure naming what the report holds instead. */

@@ -3,9 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Report } from '../../src/core/types.js';
-import { sandboxBuilders } from '../../src/demo/index.js';
 import { beatKiloLocks } from '../helpers/kilo-heartbeats.js';
-import { allProviders } from '../../src/providers/index.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { holdRunLock } from '../helpers/lock-holder.js';
@@ -31,7 +30,7 @@ async function sandbox(): Promise<{ root: string; home: string; config: string; 
   const home = path.join(root, 'home');
   mkdirSync(home, { recursive: true });
   let extra: Record<string, unknown> = {};
-  for (const builder of sandboxBuilders()) {
+  for (const builder of PROVIDERS.map((provider) => provider.sandbox)) {
     const extras = await builder.build({ root, home, old: new Date(Date.now() - 3 * DAY) });
     if (extras?.config) extra = merge(extra, extras.config);
   }
@@ -56,7 +55,7 @@ function expectedFromReport(report: Report): Map<string, number> {
     if (item.verdict === 'unfinished') add(`agent_janitor_unfinished_items{${pk},reason=${item.reason}}`, 1);
   }
   // Every provider of the pass reads up unless one of its roots failed (a tool absent from the home is no failure).
-  for (const provider of allProviders()) out.set(`agent_janitor_provider_up{provider=${provider.name}}`, 1);
+  for (const provider of PROVIDERS) out.set(`agent_janitor_provider_up{provider=${provider.name}}`, 1);
   for (const root of report.providers) {
     const key = `agent_janitor_provider_up{provider=${root.provider}}`;
     out.set(key, Math.min(out.get(key) ?? 1, root.ok ? 1 : 0));
@@ -185,9 +184,7 @@ describe('run --metrics-file when the pass cannot run', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(blocker);
-    const names = allProviders()
-      .map((provider) => provider.name)
-      .sort();
+    const names = PROVIDERS.map((provider) => provider.name).sort();
     const fromFile = parseExposition(readFileSync(textfile, 'utf8'));
     const up = (samples: Sample[]) => samples.filter((sample) => sample.name === 'agent_janitor_provider_up');
     expect(

@@ -1,3 +1,4 @@
+import { clineConfig } from './config.js';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { locate, type Located } from '../../safety/owners/locations.js';
@@ -52,7 +53,7 @@ function clineDataDir(home: string, env: NodeJS.ProcessEnv): string {
  * every VS Code product of every home that has Cline's storage folder, and each home's data folder.
  */
 export async function clineLocations(ctx: GatherContext): Promise<ClineLocation[]> {
-  const section = ctx.config.providers.cline;
+  const section = clineConfig(ctx.config);
   const locations: ClineLocation[] = [];
   if (section.userDataDir || section.dataDir) {
     const dataDirs = (section.dataDir ?? []).map((dir) => path.resolve(dir));

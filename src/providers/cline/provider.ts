@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
+import { clineConfig } from './config.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
 import { defaultStateDatabase } from '../../engines/vscode-storage/editors.js';
 import { allAtLeast, installedVersions } from '../../engines/vscode-storage/extensions.js';
@@ -13,10 +14,11 @@ import { CLINE_EXTENSION, clineLocations, type ClineLocation } from './layout.js
 import { listClineStorage, type ClineListing } from './listing.js';
 
 /** Cline (VS Code extension and standalone host): checkpoint ("shadow git") repositories. */
-export const clineProvider: Provider = {
-  name: 'cline',
-  usesHomes: ({ providers: { cline: section } }) =>
-    !(section.userDataDir !== undefined || section.dataDir !== undefined),
+export const clineGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
+  usesHomes: (config) => {
+    const section = clineConfig(config);
+    return section.userDataDir === undefined && section.dataDir === undefined;
+  },
   async claimedAreas(ctx) {
     const locations = await clineLocations(ctx);
     return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'cline', folder })));

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
+import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
 import { git } from '../../git/git.js';
 import { mkdir, utimes, writeFile } from '../../safety/fs/write.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';

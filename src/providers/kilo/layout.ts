@@ -1,3 +1,4 @@
+import { kiloConfig } from './config.js';
 import { createHash } from '../../util/crypto.js';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
@@ -53,7 +54,7 @@ export const WORKTREE_HASH = /^[0-9a-f]{40}$/;
  * lists (paired by index) when it names them, else from every home and app.
  */
 export function kiloLocations(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): KiloLocation[] {
-  const section = ctx.config.providers.kilo;
+  const section = kiloConfig(ctx.config);
   if (section.dataDir) return namedLocations(section.dataDir, section.stateDir, ctx.homes);
   if (section.stateDir) {
     return section.stateDir.map((stateDir) => ({

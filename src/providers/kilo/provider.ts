@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
+import { kiloConfig } from './config.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis } from '../../safety/owners/location-basis.js';
@@ -16,9 +17,11 @@ import { checkpointRemoval } from './removal.js';
 import { listSnapshots, type SnapshotListing } from './snapshots.js';
 
 /** Kilo Code and opencode: per-worktree checkpoint ("snapshot") repositories. */
-export const kiloProvider: Provider = {
-  name: 'kilo',
-  usesHomes: ({ providers: { kilo: section } }) => !(section.dataDir !== undefined || section.stateDir !== undefined),
+export const kiloGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
+  usesHomes: (config) => {
+    const section = kiloConfig(config);
+    return section.dataDir === undefined && section.stateDir === undefined;
+  },
   async claimedAreas(ctx) {
     return kiloLocations(ctx).map((location) => ({ owner: 'kilo', folder: snapshotRoot(location.dataDir) }));
   },

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../demo/sandbox.js';
+import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
 import { mkdir } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
 import {

@@ -1,3 +1,4 @@
+import { owlConfig } from './config.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
@@ -30,7 +31,7 @@ const SOCKET = 'owld.sock';
  * paired by position). For the current user's own home the XDG variables of the environment count.
  */
 export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
-  const section = ctx.config.providers.owl;
+  const section = owlConfig(ctx.config);
   if (section.dataDir) return explicitLocations(section.dataDir, section.stateDir ?? [], ctx);
   const own = path.resolve(ctx.env.HOME || os.homedir());
   const found: OwlLocation[] = [];
@@ -47,7 +48,7 @@ export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
  * worktree set, say). The same places as owlLocations.
  */
 export function owlDataDirs(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): string[] {
-  const section = ctx.config.providers.owl;
+  const section = owlConfig(ctx.config);
   if (section.dataDir) return section.dataDir.map((dataDir) => path.resolve(dataDir));
   const own = path.resolve(ctx.env.HOME || os.homedir());
   return ctx.homes.map((home) =>

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { durationMs } from '../../util/duration.js';
 import { errorMessage } from '../../core/errors.js';
+import { owlConfig } from './config.js';
 import type { Candidate, GatherContext, Gathering, Provider } from '../../core/types.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
@@ -18,9 +19,11 @@ import { readReviewAfter } from './settings.js';
 import { readOwlState, type OwlJob, type OwlState } from './state.js';
 
 /** Coding Owl's job worktrees, judged by ADR-0015 against owl.db and the daemon's socket. */
-export const owlProvider: Provider = {
-  name: 'owl',
-  usesHomes: ({ providers: { owl: section } }) => !(section.dataDir !== undefined || section.stateDir !== undefined),
+export const owlGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
+  usesHomes: (config) => {
+    const section = owlConfig(config);
+    return section.dataDir === undefined && section.stateDir === undefined;
+  },
   async claimedAreas(ctx) {
     return (await owlLocations(ctx)).flatMap((location) => [
       { owner: 'owl', folder: owlWorktrees(location) },
@@ -94,7 +97,7 @@ async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promis
     };
   }
 
-  const section = ctx.config.providers.owl;
+  const section = owlConfig(ctx.config);
   const reviewAfter = await readReviewAfter(location.configFile, durationMs(section.reviewAfter), section.reviewAfter);
   if (reviewAfter.warning)
     ctx.log.warn({ warning: reviewAfter.warning }, 'Owl config ignored; using providers.owl.reviewAfter');

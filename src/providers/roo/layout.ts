@@ -1,3 +1,4 @@
+import { rooConfig } from './config.js';
 import type { GatherContext } from '../../core/types.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
@@ -74,7 +75,7 @@ export interface RooLocation {
 
 /** Every product of every home (or every `userDataDir` of the config) that has the extension's storage. */
 export async function rooLocations(ctx: GatherContext): Promise<RooLocation[]> {
-  const section = ctx.config.providers.roo;
+  const section = rooConfig(ctx.config);
   const editors: EditorDir[] = [];
   if (section.userDataDir) editors.push(...section.userDataDir.map((dir) => namedEditorDir(dir, ctx.homes)));
   else for (const home of ctx.homes) editors.push(...(await editorDirs(home, ctx.env)));

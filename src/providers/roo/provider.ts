@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
+import { rooConfig } from './config.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
@@ -16,9 +17,8 @@ import { rooLocations, type RooLocation } from './layout.js';
 import { listRooStorage, taskFolders, type RooListing, type RooRepoEntry } from './listing.js';
 
 /** Roo Code and the Kilo Code extension of 5.x and before: per-task checkpoint repositories. */
-export const rooProvider: Provider = {
-  name: 'roo',
-  usesHomes: ({ providers: { roo: section } }) => !(section.userDataDir !== undefined),
+export const rooGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
+  usesHomes: (config) => rooConfig(config).userDataDir === undefined,
   async claimedAreas(ctx) {
     const locations = await rooLocations(ctx);
     return locations.flatMap((location) => location.storages.map((folder) => ({ owner: 'roo', folder })));

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/sandbox.js';
+import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../core/sandbox.js';
 import { errorCode } from '../../core/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { lutimes, mkdir, symlink, writeFile } from '../../safety/fs/write.js';

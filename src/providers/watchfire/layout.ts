@@ -1,3 +1,4 @@
+import { watchfireConfig } from './config.js';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
@@ -21,7 +22,7 @@ export function watchfireRoots(ctx: Pick<GatherContext, 'config' | 'homes' | 'en
 export function watchfireLocations(
   ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>,
 ): Array<{ root: string; basis: LocationBasis }> {
-  const configured = ctx.config.providers.watchfire.root;
+  const configured = watchfireConfig(ctx.config).root;
   const found = new Map<string, LocationBasis>();
   if (!configured)
     for (const home of ctx.homes) found.set(path.resolve(home, '.watchfire'), { home: path.resolve(home) });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
+import { watchfireConfig } from './config.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider } from '../../core/types.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { Owner } from '../../safety/owners/owner.js';
@@ -20,9 +21,8 @@ import { sessionLogsByProject } from './session-logs.js';
 import { readAgents, readProjects } from './state.js';
 
 /** Watchfire's per-session agent homes under `<home>/.watchfire/*-home/`. */
-export const watchfireProvider: Provider = {
-  name: 'watchfire',
-  usesHomes: ({ providers: { watchfire: section } }) => !(section.root !== undefined),
+export const watchfireGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
+  usesHomes: (config) => watchfireConfig(config).root === undefined,
   async claimedAreas(ctx) {
     return watchfireRoots(ctx).map((folder) => ({ owner: 'watchfire', folder }));
   },

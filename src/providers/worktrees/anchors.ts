@@ -1,13 +1,8 @@
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
-import { kiloLocations, type KiloLocation } from '../kilo/layout.js';
 import { claudeProjectRepos } from './claude-projects.js';
-import { kiloProjectRepos } from './kilo-projects.js';
 import type { RootStart } from './roots.js';
-import type { StateFolders } from './state-folders.js';
-
-export type SetContext = Pick<GatherContext, 'config' | 'homes' | 'env'>;
 
 /** A root's fixed part (a literal folder, or a pattern where the homes are) and the glob below it. */
 export interface RootBase {
@@ -27,32 +22,37 @@ function codexHome(home: string, env: NodeJS.ProcessEnv): string {
   return path.join(path.resolve(home), '.codex');
 }
 
+/** The anchors of the tools whose worktree sets this provider holds itself. */
+export const OWN_ANCHORS: readonly Anchor[] = [
+  {
+    name: 'codex-home',
+    folders: (ctx) =>
+      ctx.homes.map((home) => ({ folder: codexHome(home, ctx.env), basis: { home: path.resolve(home) } })),
+  },
+  { name: 'claude-projects', fromState: (ctx) => claudeProjects(ctx) },
+];
+
+function anchorNamed(ctx: SetContext, name: string): Anchor | undefined {
+  for (const provider of ctx.registry) {
+    const found = provider.anchors?.find((anchor) => anchor.name === name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
- * The bases of a root that needs no tool state: the homes, `{codex-home}`, the data folders. Null
- * for an anchor only a tool's state resolves. With patterns for homes (as the config loader has
- * them), the bases are patterns too.
+ * The bases of a root that needs no tool state: the homes, the folders an anchor names from the
+ * homes and the config. Null for an anchor only a tool's state resolves. With patterns for homes
+ * (as the config loader has them), the bases are patterns too.
  */
 export function staticBases(start: RootStart, ctx: SetContext): RootBase[] | null {
   if (start.kind === 'absolute') return [{ base: path.sep, rest: path.relative(path.sep, start.pattern) }];
   const rest = start.rest;
-  const home = (folder: string): LocationBasis => ({ home: path.resolve(folder) });
   if (start.kind === 'home')
-    return ctx.homes.map((folder) => ({ base: path.resolve(folder), rest, basis: home(folder) }));
-  switch (start.anchor) {
-    case 'codex-home':
-      return ctx.homes.map((folder) => ({ base: codexHome(folder, ctx.env), rest, basis: home(folder) }));
-    case 'opencode-data':
-      return dataDirs(ctx, 'opencode').map((location) => ({ base: location.dataDir, rest, basis: location.basis }));
-    case 'kilo-data':
-      return dataDirs(ctx, 'kilo').map((location) => ({ base: location.dataDir, rest, basis: location.basis }));
-    default:
-      return null;
-  }
-}
-
-/** opencode's or Kilo's data folders, as the kilo provider finds them (a folder of unknown app counts as Kilo's). */
-function dataDirs(ctx: SetContext, app: 'kilo' | 'opencode'): KiloLocation[] {
-  return kiloLocations(ctx).filter((location) => (location.app ?? 'kilo') === app);
+    return ctx.homes.map((folder) => ({ base: path.resolve(folder), rest, basis: { home: path.resolve(folder) } }));
+  const anchor = anchorNamed(ctx, start.anchor);
+  if (!anchor || !('folders' in anchor)) return null;
+  return anchor.folders(ctx).map(({ folder, basis }) => ({ base: folder, rest, basis }));
 }
 
 /** Reads the tool state behind the state anchors once per pass, whatever number of roots use them. */
@@ -72,28 +72,31 @@ export class StateAnchors {
     };
   }
 
-  private folders(anchor: string): Promise<StateFolders> {
-    let found = this.cache.get(anchor);
+  private folders(name: string): Promise<StateFolders> {
+    let found = this.cache.get(name);
     if (!found) {
-      found = anchor === 'claude-projects' ? this.claude() : kiloProjectRepos(this.ctx);
-      this.cache.set(anchor, found);
+      const anchor = anchorNamed(this.ctx, name);
+      found =
+        anchor && 'fromState' in anchor ? anchor.fromState(this.ctx) : Promise.resolve({ repos: [], problems: [] });
+      this.cache.set(name, found);
     }
     return found;
   }
+}
 
-  private async claude(): Promise<StateFolders> {
-    const all: StateFolders = { repos: [], problems: [] };
-    const seen = new Set<string>();
-    for (const home of this.ctx.homes) {
-      const found = await claudeProjectRepos(home, this.ctx.env);
-      // A repository two homes' states name is judged as the first home's (its own check refuses another's).
-      for (const repo of found.repos) {
-        if (seen.has(repo.path)) continue;
-        seen.add(repo.path);
-        all.repos.push(repo);
-      }
-      all.problems.push(...found.problems);
+/** The repositories every home's `.claude.json` names; one two homes name is the first home's. */
+async function claudeProjects(ctx: SetContext): Promise<StateFolders> {
+  const all: StateFolders = { repos: [], problems: [] };
+  const seen = new Set<string>();
+  for (const home of ctx.homes) {
+    const found = await claudeProjectRepos(home, ctx.env);
+    // A repository two homes' states name is judged as the first home's (its own check refuses another's).
+    for (const repo of found.repos) {
+      if (seen.has(repo.path)) continue;
+      seen.add(repo.path);
+      all.repos.push(repo);
     }
-    return all;
+    all.problems.push(...found.problems);
   }
+  return all;
 }

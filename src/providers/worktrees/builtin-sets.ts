@@ -1,18 +1,13 @@
+import type { BuiltInSet } from '../../core/contributions.js';
+
 /**
- * The worktree roots of well-known agent tools, on unless the config turns one off by name. Each
- * layout was read from the tool's own source or documentation; this provider's README.md says
+ * The worktree roots of well-known agent tools that have no provider of their own, on unless the
+ * config turns one off by name; a provider of a tool gives its tool's sets itself (`worktreeSets`).
+ * Each layout was read from the tool's own source or documentation; this provider's README.md says
  * where, and why each idleAfter differs from the 3d default where it does. A root that does not
  * exist costs a failed lstat and says nothing.
  */
-export interface BuiltInSet {
-  name: string;
-  /** The tool, as its makers write its name. */
-  tool: string;
-  roots: readonly string[];
-  idleAfter: string;
-}
-
-export const BUILT_IN_SETS: readonly BuiltInSet[] = [
+export const OWN_SETS: readonly BuiltInSet[] = [
   // The Codex app: `$CODEX_HOME/worktrees/<4-hex id>/<repo>`, detached HEAD.
   { name: 'codex', tool: 'Codex', roots: ['{codex-home}/worktrees/*'], idleAfter: '7d' },
   // `claude --worktree`, subagents and the desktop app: `<repo>/.claude/worktrees/<name>`;
@@ -34,13 +29,4 @@ export const BUILT_IN_SETS: readonly BuiltInSet[] = [
   { name: 'container-use', tool: 'container-use', roots: ['~/.config/container-use/worktrees'], idleAfter: '7d' },
   { name: 'cursor', tool: 'Cursor', roots: ['~/.cursor/worktrees/*'], idleAfter: '3d' },
   { name: 'vibe-kanban', tool: 'vibe-kanban', roots: ['/var/tmp/vibe-kanban/worktrees/*'], idleAfter: '3d' },
-  { name: 'opencode', tool: 'opencode', roots: ['{opencode-data}/worktree/*'], idleAfter: '3d' },
-  {
-    name: 'kilo',
-    tool: 'Kilo Code',
-    roots: ['{kilo-data}/worktree/*', '{kilo-projects}/.kilo/worktrees', '{kilo-projects}/.kilocode/worktrees'],
-    idleAfter: '3d',
-  },
 ];
-
-export const builtInSet = (name: string): BuiltInSet | undefined => BUILT_IN_SETS.find((set) => set.name === name);

@@ -4,7 +4,8 @@ import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readStateFile } from '../../safety/fs/read.js';
 import { locate } from '../../safety/owners/locations.js';
 import { readWorktreeLink } from '../../engines/git-worktree/link.js';
-import { ownedBy, type StateFolders } from './state-folders.js';
+import type { StateFolders } from '../../core/contributions.js';
+import { ownedBy } from '../../safety/owners/owned-by.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
 /** `.claude.json` holds settings, caches and history too; tens of megabytes are seen. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../demo/sandbox.js';
+import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../core/sandbox.js';
 import { lutimes } from '../../safety/fs/write.js';
 import {
   backdateTree,

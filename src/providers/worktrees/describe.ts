@@ -2,13 +2,11 @@ import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';
 import type { WorktreeLink } from '../../engines/git-worktree/link.js';
-import { builtInSet } from './builtin-sets.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
-/** "set codex (Codex)": who found the worktree. */
-export function describeSet(name: string): string {
-  const builtIn = builtInSet(name);
-  return builtIn ? `set ${name} (${builtIn.tool})` : `set ${name}`;
+/** "set codex (Codex)": who found the worktree, and the tool of a built-in set. */
+export function describeSet(name: string, tool: string | undefined): string {
+  return tool ? `set ${name} (${tool})` : `set ${name}`;
 }
 
 /** Larger than any metadata Codex writes; a bigger file is not Codex's. */

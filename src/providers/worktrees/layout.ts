@@ -8,10 +8,10 @@ import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
 import { basisOf } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
-import { KILO_DELETE } from '../kilo/leftovers.js';
 import { StateAnchors, staticBases, type RootBase } from './anchors.js';
 import { claimedFolders } from './overlap.js';
-import { parseRoot } from './roots.js';
+import { anchorNames, parseRoot } from './roots.js';
+import { worktreesConfig, type WorktreeSetConfig } from './config.js';
 
 export interface SetRoot {
   set: string;
@@ -46,8 +46,8 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
   // Every root is looked up at once (most name nothing here: one readdir or lstat each, and each
   // a trip through the threadpool), then taken in the config's order, which decides what is kept.
   const lookedUp = await Promise.all(
-    ctx.config.providers.worktrees.sets
-      .filter((set) => set.enabled)
+    worktreesConfig(ctx.config)
+      .sets.filter((set) => set.enabled)
       .flatMap((set) => set.roots.map((text) => lookUpRoot(set, text, state, ctx))),
   );
   for (const { set, fromState, problems: notRead, folders } of lookedUp) {
@@ -75,7 +75,7 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
   return { roots: withoutNestedStateRoots(found, ctx), problems: [...problems.values()] };
 }
 
-type EnabledSet = GatherContext['config']['providers']['worktrees']['sets'][number];
+type EnabledSet = WorktreeSetConfig;
 
 interface RootLookup {
   set: EnabledSet;
@@ -95,7 +95,7 @@ interface RootLookup {
  * through the resolver of locations (rule 20): none is read through a link to another user's files.
  */
 async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: GatherContext): Promise<RootLookup> {
-  const start = parseRoot(text);
+  const start = parseRoot(text, anchorNames(ctx.registry));
   if (start.kind === 'invalid') return { set, fromState: false, problems: [], folders: [] };
   let bases: RootBase[] | null = staticBases(start, ctx);
   // A root a user's state names is taken as it is on disk: no link of theirs is followed.
@@ -167,14 +167,14 @@ async function isFolder(root: string, followLink: boolean): Promise<boolean> {
 }
 
 /**
- * The direct children of a root that are linked worktrees: real folders with a `.git` file. The
- * Agent Manager's `.kilo-delete-<uuid>` folders are left out: they are renamed worktrees on their
- * way out, the kilo provider's to finish.
+ * The direct children of a root that are linked worktrees: real folders with a `.git` file. Names
+ * another provider claims are left out (the Agent Manager's `.kilo-delete-<uuid>` folders are
+ * renamed worktrees on their way out, the kilo provider's to finish).
  */
-export async function worktreesIn(root: string): Promise<string[]> {
+export async function worktreesIn(root: string, claimedNames: readonly RegExp[]): Promise<string[]> {
   const children: string[] = [];
   for (const entry of await readdirOrEmpty(root)) {
-    if (!entry.isDirectory() || KILO_DELETE.test(entry.name)) continue;
+    if (!entry.isDirectory() || claimedNames.some((name) => name.test(entry.name))) continue;
     const child = path.join(root, entry.name);
     if ((await lstatOrNull(path.join(child, '.git')))?.isFile()) children.push(child);
   }

@@ -1,51 +1,20 @@
 import path from 'node:path';
+import type { ClaimedFolder, SetContext } from '../../core/contributions.js';
 import { patternsOverlap } from '../../config/glob-overlap.js';
-import { kiloLocations, snapshotRoot } from '../kilo/layout.js';
-import { owlDataDirs } from '../owl/layout.js';
-import { watchfireRoots } from '../watchfire/layout.js';
-import type { WorktreeSetConfig } from '../../config/schema.js';
-import { staticBases, type SetContext } from './anchors.js';
-import { builtInSet } from './builtin-sets.js';
-import { parseRoot } from './roots.js';
+import { staticBases } from './anchors.js';
+import { builtInSets, worktreesConfig, type WorktreeSetConfig } from './config.js';
+import { anchorNames, parseRoot } from './roots.js';
 
-/** A folder whose contents another provider judges: no set root may lie in it or hold it. */
-export interface ClaimedFolder {
-  /** The provider, as the overlap messages of the pass name it. */
-  owner: 'owl' | 'kilo' | 'watchfire';
-  folder: string;
-  /** Whose, in words: "Owl's job worktrees". */
-  whose: string;
-}
-
-/** Every folder the enabled providers other than `worktrees` judge the contents of. */
+/** Every folder the enabled providers other than this one judge the contents of, as each names them. */
 export function claimedFolders(ctx: SetContext): ClaimedFolder[] {
-  const providers = ctx.config.providers;
-  const claimed: ClaimedFolder[] = [];
-  if (providers.owl.enabled)
-    for (const data of owlDataDirs(ctx)) {
-      claimed.push({ owner: 'owl', folder: path.join(data, 'worktrees'), whose: "Coding Owl's job worktrees" });
-      claimed.push({
-        owner: 'owl',
-        folder: path.join(data, 'worktree-config'),
-        whose: "Coding Owl's worktree configs",
-      });
-    }
-  if (providers.kilo.enabled)
-    for (const location of kiloLocations(ctx))
-      claimed.push({
-        owner: 'kilo',
-        folder: snapshotRoot(location.dataDir),
-        whose: `${location.app === 'opencode' ? "opencode's" : location.app === 'kilo' ? "Kilo Code's" : 'the'} checkpoint repositories`,
-      });
-  if (providers.watchfire.enabled)
-    for (const root of watchfireRoots(ctx))
-      claimed.push({ owner: 'watchfire', folder: root, whose: "Watchfire's agent homes" });
-  return claimed;
+  return ctx.registry
+    .filter((provider) => provider.name !== 'worktrees' && ctx.config.providers[provider.name]?.enabled)
+    .flatMap((provider) => provider.claimedFolders?.(ctx) ?? []);
 }
 
 /** The patterns a root stands for, one per home (or data folder); none for a state anchor. */
 function patternsOf(root: string, ctx: SetContext): string[] {
-  const start = parseRoot(root);
+  const start = parseRoot(root, anchorNames(ctx.registry));
   if (start.kind === 'invalid') return [];
   return (staticBases(start, ctx) ?? []).map(({ base, rest }) => path.join(base, rest));
 }
@@ -57,12 +26,13 @@ function patternsOf(root: string, ctx: SetContext): string[] {
  * keeps working, with one judge per tree.
  */
 export function yieldToConfiguredSets(ctx: SetContext, configured: ReadonlySet<string>): WorktreeSetConfig[] {
-  const sets = ctx.config.providers.worktrees.sets;
+  const sets = worktreesConfig(ctx.config).sets;
+  const builtIn = new Set(builtInSets(ctx.registry).map((set) => set.name));
   const theirs = sets
     .filter((set) => set.enabled && configured.has(set.name))
     .flatMap((set) => set.roots.flatMap((root) => patternsOf(root, ctx)));
   return sets.map((set) => {
-    if (!builtInSet(set.name) || configured.has(set.name) || !set.enabled) return set;
+    if (!builtIn.has(set.name) || configured.has(set.name) || !set.enabled) return set;
     const kept = set.roots.filter(
       (root) => !patternsOf(root, ctx).some((mine) => theirs.some((pattern) => patternsOverlap(mine, pattern))),
     );
@@ -86,7 +56,7 @@ interface SeenRoot {
  */
 export function findRootOverlap(ctx: SetContext): string | null {
   const seen: SeenRoot[] = [];
-  for (const set of ctx.config.providers.worktrees.sets) {
+  for (const set of worktreesConfig(ctx.config).sets) {
     if (!set.enabled) continue;
     for (const root of set.roots) {
       for (const pattern of patternsOf(root, ctx)) seen.push({ set: set.name, root, pattern });

@@ -8,10 +8,10 @@ import { describeSet, ownerNote } from './describe.js';
 import { examineSetWorktrees, type SetWorktreeEvidence } from './examine.js';
 import { judgeSetWorktree, type IdlePolicy } from './judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
+import { builtInSets } from './config.js';
 
 /** Git worktrees that agent tools leave in the built-in and configured sets of roots. */
-export const worktreesProvider: Provider = {
-  name: 'worktrees',
+export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
   async claimedAreas(ctx) {
     return (await setRoots(ctx)).roots.map((root) => ({ owner: `worktrees set ${root.set}`, folder: root.root }));
   },
@@ -21,14 +21,17 @@ export const worktreesProvider: Provider = {
     // No two sets share a folder (the config check refuses it, a root read from a tool's state
     // gives way), so each worktree belongs to one set.
     const nowMs = ctx.now.getTime();
+    const claimedNames = ctx.registry.flatMap((provider) => provider.claimedNames ?? []);
+    const tools = new Map(builtInSets(ctx.registry).map((set) => [set.name, set.tool]));
     const items: SetWorktree[] = [];
     for (const root of found.roots) {
       try {
-        for (const worktree of await worktreesIn(root.root))
+        for (const worktree of await worktreesIn(root.root, claimedNames))
           items.push({
             root,
             worktree,
             policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs },
+            tool: tools.get(root.set),
           });
         roots.push({ provider: 'worktrees', root: root.root, ok: true });
       } catch (err) {
@@ -53,6 +56,8 @@ interface SetWorktree {
   root: SetRoot;
   worktree: string;
   policy: IdlePolicy;
+  /** The tool of a built-in set, for the detail. */
+  tool: string | undefined;
 }
 
 function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candidate {
@@ -61,7 +66,10 @@ function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candida
   const judged = judgeSetWorktree(evidence, newest, policy, nested);
   const note = evidence.state === 'linked' ? ownerNote(root.set, evidence.link) : null;
   // The detail says which set found the worktree, and what its tool's own record says of it.
-  const judgement = { ...judged, detail: `${describeSet(root.set)}: ${judged.detail}${note ? `; ${note}` : ''}` };
+  const judgement = {
+    ...judged,
+    detail: `${describeSet(root.set, item.tool)}: ${judged.detail}${note ? `; ${note}` : ''}`,
+  };
   const candidate: Candidate = {
     provider: 'worktrees',
     kind: 'worktree',

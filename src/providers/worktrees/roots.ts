@@ -1,25 +1,26 @@
 import path from 'node:path';
+import type { Provider } from '../../core/types.js';
 
 /**
  * Where a set's root starts. Besides absolute paths and `~/` (once per home), a root may start with
- * an anchor that stands for folders only a tool's own state can name:
- * - `{codex-home}`: `$CODEX_HOME` for the current user's own home, else `<home>/.codex`;
- * - `{claude-projects}`: the repository of every project in Claude Code's `.claude.json`;
- * - `{opencode-data}`, `{kilo-data}`: opencode's and Kilo Code's data folders (as the kilo provider finds them);
- * - `{kilo-projects}`: the repository of every project row in Kilo Code's databases.
+ * an anchor, `{name}`: a place of a tool's that the provider of that tool names (its `anchors`),
+ * such as `{codex-home}`, `{claude-projects}` (the repository of every project in Claude Code's
+ * `.claude.json`), `{kilo-data}` or `{kilo-projects}` (the repository of every project row in Kilo
+ * Code's databases).
  */
-const ANCHORS = ['codex-home', 'claude-projects', 'opencode-data', 'kilo-data', 'kilo-projects'] as const;
-type Anchor = (typeof ANCHORS)[number];
-
 export type RootStart =
   | { kind: 'home'; rest: string }
-  | { kind: 'anchor'; anchor: Anchor; rest: string }
+  | { kind: 'anchor'; anchor: string; rest: string }
   | { kind: 'absolute'; pattern: string };
+
+/** The names of every anchor the registered providers give, in the registry's order. */
+export const anchorNames = (registry: readonly Provider[]): string[] =>
+  registry.flatMap((provider) => (provider.anchors ?? []).map((anchor) => anchor.name));
 
 const ANCHORED = /^\{([a-z-]+)\}(?:\/(.*))?$/;
 
-/** Reads a root of the config, or says in words why it is none. */
-export function parseRoot(root: string): RootStart | { kind: 'invalid'; why: string } {
+/** Reads a root of the config, or says in words why it is none; `anchors` are the names known. */
+export function parseRoot(root: string, anchors: readonly string[]): RootStart | { kind: 'invalid'; why: string } {
   if (root === '~' || root.startsWith('~/')) {
     const rest = trimRest(root.slice(1));
     return climbs(rest) ? CLIMBS : { kind: 'home', rest };
@@ -27,10 +28,10 @@ export function parseRoot(root: string): RootStart | { kind: 'invalid'; why: str
   const anchored = ANCHORED.exec(root);
   if (anchored) {
     const name = anchored[1] as string;
-    if (!(ANCHORS as readonly string[]).includes(name))
-      return { kind: 'invalid', why: `unknown anchor {${name}} (known: ${ANCHORS.map((a) => `{${a}}`).join(', ')})` };
+    if (!anchors.includes(name))
+      return { kind: 'invalid', why: `unknown anchor {${name}} (known: ${anchors.map((a) => `{${a}}`).join(', ')})` };
     const rest = trimRest(anchored[2] ?? '');
-    return climbs(rest) ? CLIMBS : { kind: 'anchor', anchor: name as Anchor, rest };
+    return climbs(rest) ? CLIMBS : { kind: 'anchor', anchor: name, rest };
   }
   if (root.startsWith('{')) return { kind: 'invalid', why: 'an anchor is written {name} and followed by / or nothing' };
   if (!path.isAbsolute(root))

@@ -22,8 +22,7 @@ export const symlink = (target: string, p: string): Promise<void> =>
   namedAsync(p, (at) => fsp.symlink(encodeText(target), at));
 export const lutimes = (p: string, atime: Date, mtime: Date): Promise<void> =>
   namedAsync(p, (at) => fsp.lutimes(at, atime, mtime));
-const open = (p: string, flags: string | number, mode?: number) =>
-  namedAsync(p, (at) => fsp.open(at, flags, mode));
+const open = (p: string, flags: string | number, mode?: number) => namedAsync(p, (at) => fsp.open(at, flags, mode));
 // Synchronous forms for work that must run under a borrowed identity (asOwner is synchronous).
 export const mkdirSync = (p: string, mode?: number): string | undefined =>
   named(p, (at) => fs.mkdirSync(at, { recursive: true, mode }));

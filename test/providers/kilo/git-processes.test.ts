@@ -8,7 +8,7 @@ import { loadConfig } from '../../../src/config/load.js';
 import { reconcile } from '../../../src/commands/reconcile.js';
 import type { PassResult } from '../../../src/core/pass.js';
 import type { Provider } from '../../../src/core/types.js';
-import { kiloProvider } from '../../../src/providers/kilo/provider.js';
+import { kilo } from '../../../src/providers/kilo/index.js';
 import { diffInventories } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';
 import { addKiloWorktree, git, kiloPaths, makeSnapshot, pinOf, refExists, removeKiloWorktree } from './fixtures.js';
@@ -63,7 +63,7 @@ async function passOver(
   const provider: Provider = {
     name: 'kilo',
     async gather(ctx) {
-      const gathered = await kiloProvider.gather(ctx);
+      const gathered = await kilo.gather(ctx);
       options.afterGather?.();
       return gathered;
     },

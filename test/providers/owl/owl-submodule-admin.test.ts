@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { reconcile } from '../../../src/commands/reconcile.js';
 import { loadConfig } from '../../../src/config/load.js';
-import { allProviders } from '../../../src/providers/index.js';
+import { PROVIDERS } from '../../../src/providers/registry.js';
 import { put } from '../../helpers/fs-fixtures.js';
 import { backdate, daysAgo } from '../../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../../helpers/inventory.js';
@@ -107,7 +107,7 @@ describe('owl: a stale admin entry that holds submodule repositories is kept (ru
 
     const result = await reconcile({
       config: await loadConfig({ file, env }),
-      providers: allProviders(),
+      providers: PROVIDERS,
       only: ['owl'],
       reportOnly: false,
       log: pino({ level: 'silent' }),

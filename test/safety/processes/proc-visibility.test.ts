@@ -16,7 +16,7 @@ import { tempDir } from '../../helpers/temp.js';
 const isRoot = process.geteuid?.() === 0;
 const USER = 4321;
 /** The built module, at a path a user may reach too (a checkout in a root-only folder is bound elsewhere). */
-const moduleFor = () => path.resolve(path.dirname(cliReachableByAnyone()), 'safety/proc-visibility.js');
+const moduleFor = () => path.resolve(path.dirname(cliReachableByAnyone()), 'safety/processes/proc-visibility.js');
 
 interface Answer {
   visible: boolean;

@@ -58,7 +58,7 @@ describe('the /proc scan', () => {
   });
 
   it('says processes are invisible from a PID namespace of its own', () => {
-    const script = `import('${path.resolve('dist/safety/processes.js')}').then((m) => { const t = m.scanProcesses(); process.stdout.write(JSON.stringify({ visible: t.visible, blindBecause: t.blindBecause, why: t.why })); })`;
+    const script = `import('${path.resolve('dist/safety/processes/processes.js')}').then((m) => { const t = m.scanProcesses(); process.stdout.write(JSON.stringify({ visible: t.visible, blindBecause: t.blindBecause, why: t.why })); })`;
     const out = execFileSync(
       'unshare',
       ['--pid', '--fork', '--mount-proc', process.execPath, '--input-type=module', '-e', script],

@@ -1,7 +1,7 @@
 /**
  * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
  * state its rule distinguishes, under `home` (and anywhere else inside `root`). The builders import
- * this module only, never the list of them in ./index.ts, which imports every provider's builder.
+ * this module only, never the registry (src/providers/registry.ts), which imports every provider.
  */
 export interface SandboxContext {
   /** The sandbox folder. */

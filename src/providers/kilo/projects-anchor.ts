@@ -1,18 +1,40 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
-import type { GatherContext } from '../../core/types.js';
+import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis, type LocationBasis } from '../../safety/owners/location-basis.js';
-import { databaseFiles, readKiloRecords } from '../kilo/database.js';
-import { kiloLocations } from '../kilo/layout.js';
-import { ownedBy, type StateFolders } from './state-folders.js';
+import { ownedBy } from '../../safety/owners/owned-by.js';
+import { databaseFiles, readKiloRecords } from './database.js';
+import { kiloLocations, type KiloLocation } from './layout.js';
+
+/** opencode's or Kilo's data folders, as this provider finds them (a folder of unknown app counts as Kilo's). */
+function dataDirs(ctx: SetContext, app: 'kilo' | 'opencode'): KiloLocation[] {
+  return kiloLocations(ctx).filter((location) => (location.app ?? 'kilo') === app);
+}
+
+/**
+ * The places of Kilo Code and opencode a worktree set may root in: `{opencode-data}` and
+ * `{kilo-data}`, their data folders, and `{kilo-projects}`, the repositories of Kilo's project rows.
+ */
+export const KILO_ANCHORS: readonly Anchor[] = [
+  {
+    name: 'opencode-data',
+    folders: (ctx) =>
+      dataDirs(ctx, 'opencode').map((location) => ({ folder: location.dataDir, basis: location.basis })),
+  },
+  {
+    name: 'kilo-data',
+    folders: (ctx) => dataDirs(ctx, 'kilo').map((location) => ({ folder: location.dataDir, basis: location.basis })),
+  },
+  { name: 'kilo-projects', fromState: (ctx) => kiloProjectRepos(ctx) },
+];
 
 /**
  * The main repositories of Kilo Code's project rows (`project.worktree`), read-only from every
  * Kilo database the kilo provider would read: where `kilo worktree create` and the Agent Manager
  * make `<repo>/.kilo/worktrees/<name>`. opencode makes none there, so its databases are not read.
  */
-export async function kiloProjectRepos(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): Promise<StateFolders> {
+async function kiloProjectRepos(ctx: SetContext): Promise<StateFolders> {
   const found: StateFolders = { repos: [], problems: [] };
   const repos = new Map<string, LocationBasis>();
   for (const location of kiloLocations(ctx)) {

@@ -1,0 +1,14 @@
+import type { ProviderModule } from '../../core/types.js';
+import { clineSection } from './config.js';
+import { clineSandbox } from './demo.js';
+import { clineGather } from './provider.js';
+import { CLINE_REASONS } from './reasons.js';
+
+/** Cline's checkpoint repositories in VS Code's extension storage (README.md). */
+export const cline: ProviderModule = {
+  name: 'cline',
+  section: clineSection,
+  reasons: CLINE_REASONS,
+  sandbox: clineSandbox,
+  ...clineGather,
+};

@@ -1,0 +1,8 @@
+import type { ReasonTable } from '../../core/reasons.js';
+import { VSCODE_REASONS } from '../../engines/vscode-storage/reasons.js';
+
+export const CLINE_REASONS = {
+  ...VSCODE_REASONS,
+  'cline-lock-held': ['refused'],
+  'worktree-hash-mismatch': ['refused'],
+} as const satisfies ReasonTable;

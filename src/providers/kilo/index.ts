@@ -1,0 +1,29 @@
+import type { ProviderModule } from '../../core/types.js';
+import { kiloSection } from './config.js';
+import { kiloSandbox } from './demo.js';
+import { kiloLocations, snapshotRoot } from './layout.js';
+import { KILO_DELETE } from './leftovers.js';
+import { KILO_ANCHORS } from './projects-anchor.js';
+import { kiloGather } from './provider.js';
+import { KILO_REASONS } from './reasons.js';
+import { KILO_SETS } from './worktree-sets.js';
+
+const APPS: Record<string, string> = { opencode: "opencode's", kilo: "Kilo Code's" };
+
+/** Kilo Code's and opencode's checkpoint repositories, and their worktrees as sets (README.md). */
+export const kilo: ProviderModule = {
+  name: 'kilo',
+  section: kiloSection,
+  reasons: KILO_REASONS,
+  sandbox: kiloSandbox,
+  claimedFolders: (ctx) =>
+    kiloLocations(ctx).map((location) => ({
+      owner: 'kilo',
+      folder: snapshotRoot(location.dataDir),
+      whose: `${APPS[location.app ?? ''] ?? 'the'} checkpoint repositories`,
+    })),
+  anchors: KILO_ANCHORS,
+  worktreeSets: KILO_SETS,
+  claimedNames: [KILO_DELETE],
+  ...kiloGather,
+};

@@ -1,0 +1,20 @@
+import { DELETES, type ReasonTable } from '../../core/reasons.js';
+
+export const KILO_REASONS = {
+  'worktree-removed': DELETES,
+  'kilo-delete-leftover': DELETES,
+  'worktree-present': ['kept', 'refused'],
+  'legacy-project-repo': ['kept', 'refused'],
+  'unmanaged-worktree': ['refused'],
+  'owner-unknown': ['refused'],
+  'owner-unreadable': ['refused'],
+  'worktree-still-registered': ['refused'],
+  'agent-manager-lists-worktree': ['refused'],
+  'agent-manager-unreadable': ['refused'],
+  'worktree-hash-mismatch': ['refused'],
+  'worktree-unrecorded': ['refused'],
+  'worktree-unreadable': ['refused'],
+  'kilo-lock-held': ['refused'],
+  'being-seeded': ['refused'],
+  'lock-location-unknown': ['refused'],
+} as const satisfies ReasonTable;

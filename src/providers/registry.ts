@@ -1,0 +1,20 @@
+import { mergeReasonTables, SAFETY_REASONS, type ReasonTable } from '../core/reasons.js';
+import type { ProviderModule, ProviderName } from '../core/types.js';
+import { watchfire } from './watchfire/index.js';
+import { kilo } from './kilo/index.js';
+import { owl } from './owl/index.js';
+import { worktrees } from './worktrees/index.js';
+import { cline } from './cline/index.js';
+import { roo } from './roo/index.js';
+
+/**
+ * Every provider, in the order a pass runs them: one line each. A provider is one folder,
+ * src/providers/<name>/, whose index.ts says all the rest (its config section, reason codes,
+ * demo sandbox, and what it tells the other providers).
+ */
+export const PROVIDERS: readonly ProviderModule[] = [watchfire, kilo, owl, worktrees, cline, roo];
+
+export const PROVIDER_NAMES: readonly ProviderName[] = PROVIDERS.map((provider) => provider.name);
+
+/** Every reason code an item of the report can carry: the safety engine's, then each provider's. */
+export const REASONS: ReasonTable = mergeReasonTables([SAFETY_REASONS, ...PROVIDERS.map((p) => p.reasons)]);

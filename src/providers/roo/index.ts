@@ -1,0 +1,14 @@
+import type { ProviderModule } from '../../core/types.js';
+import { rooSection } from './config.js';
+import { rooSandbox } from './demo.js';
+import { rooGather } from './provider.js';
+import { ROO_REASONS } from './reasons.js';
+
+/** Roo Code's and the old Kilo Code extension's checkpoint repositories (README.md). */
+export const roo: ProviderModule = {
+  name: 'roo',
+  section: rooSection,
+  reasons: ROO_REASONS,
+  sandbox: rooSandbox,
+  ...rooGather,
+};

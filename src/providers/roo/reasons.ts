@@ -1,0 +1,8 @@
+import type { ReasonTable } from '../../core/reasons.js';
+import { VSCODE_REASONS } from '../../engines/vscode-storage/reasons.js';
+
+export const ROO_REASONS = {
+  ...VSCODE_REASONS,
+  'unexpected-workspace-repo': ['unfinished'],
+  'custom-path-unmounted': ['refused'],
+} as const satisfies ReasonTable;

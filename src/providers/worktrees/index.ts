@@ -1,0 +1,19 @@
+import type { ProviderModule } from '../../core/types.js';
+import { OWN_ANCHORS } from './anchors.js';
+import { OWN_SETS } from './builtin-sets.js';
+import { configureWorktrees, worktreesSection } from './config.js';
+import { worktreesSandbox } from './demo.js';
+import { worktreesGather } from './provider.js';
+import { WORKTREES_REASONS } from './reasons.js';
+
+/** Other agent tools' git worktrees, in the built-in and configured sets of roots (README.md). */
+export const worktrees: ProviderModule = {
+  name: 'worktrees',
+  section: worktreesSection,
+  reasons: WORKTREES_REASONS,
+  sandbox: worktreesSandbox,
+  configure: configureWorktrees,
+  anchors: OWN_ANCHORS,
+  worktreeSets: OWN_SETS,
+  ...worktreesGather,
+};
