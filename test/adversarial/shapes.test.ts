@@ -12,7 +12,7 @@ import { runArgs, world } from './support/watchfire-world.js';
 
 /**
  * Issue 6, case 4 (shapes): a folder 10,000 levels deep (`AJ_DEEP_LEVELS`), FIFOs, sockets and
- * device nodes, hard links to files outside a target (the 200,000-entry folder is in wide.test.ts). The walk and the delete are
+ * device nodes, hard links to files outside a target (the 200,000-entry folder is in wide.slow.test.ts). The walk and the delete are
  * iterative and relative (no stack to overflow, no PATH_MAX), never open what they remove, and
  * unlink a link, never its target.
  */
