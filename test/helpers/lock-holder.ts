@@ -10,7 +10,7 @@ const holders: ChildProcess[] = [];
  * concurrent pass would) until it is killed; resolves once it holds the lock.
  */
 export async function holdRunLock(reportDir: string): Promise<ChildProcess> {
-  const module = path.join(path.dirname(CLI), 'safety', 'run-lock.js');
+  const module = path.join(path.dirname(CLI), 'safety', 'locks', 'run-lock.js');
   const holder = spawn(
     process.execPath,
     [

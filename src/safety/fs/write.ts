@@ -1,9 +1,9 @@
 /** Making folders and writing files: the pass's own report and locks, Kilo's lock, and sandboxes. */
 import * as fsp from 'node:fs/promises';
 import * as fs from 'node:fs';
-import { renameSync, unlinkSync } from './entries.js';
-import { named, namedAsync } from './paths.js';
+import { errorCode } from '../../core/errors.js';
 import { encodeText } from './names.js';
+import { named, namedAsync, respelledPair } from './paths.js';
 
 export const mkdir = (p: string, mode?: number): Promise<string | undefined> =>
   namedAsync(p, (at) => fsp.mkdir(at, { recursive: true, mode }));
@@ -64,10 +64,21 @@ export async function writeFileAtomic(p: string, data: string | Iterable<string>
     await handle.close();
   }
   try {
-    renameSync(temp, p);
+    await rename(temp, p);
   } catch (err) {
-    unlinkSync(temp);
+    await namedAsync(temp, fsp.unlink).catch((gone) => {
+      if (errorCode(gone) !== 'ENOENT') throw gone;
+    });
     throw err;
+  }
+}
+
+async function rename(from: string, to: string): Promise<void> {
+  if (from.isWellFormed() && to.isWellFormed()) return fsp.rename(from, to);
+  try {
+    await fsp.rename(encodeText(from), encodeText(to));
+  } catch (err) {
+    throw respelledPair(err, from, to);
   }
 }
 

@@ -37,7 +37,7 @@ function race(reportDir: string, racers: number): Promise<string[]> {
 
 /** One real pass's lock attempt (optionally under `prefix`, e.g. strace), holding the lock `holdMs`. */
 function attempt(reportDir: string, holdMs: number, prefix: string[] = []): Promise<string> {
-  const module = path.join(path.dirname(CLI), 'safety', 'run-lock.js');
+  const module = path.join(path.dirname(CLI), 'safety', 'locks', 'run-lock.js');
   const script = [
     `import { acquireRunLock } from ${JSON.stringify(module)};`,
     'try {',
