@@ -1,8 +1,16 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage, RemovalStopped } from './errors.js';
 import type { Candidate, GuardHold, Removal, ReportItem } from './types.js';
 import { TreeSwappedError } from '../safety/fs/cwd-cursor.js';
-import { asOwner, deleteIdentity, type Owner } from '../safety/owners/owner.js';
+import {
+  asOwner,
+  deleteIdentity,
+  gitIdentityFor,
+  itemIdentity,
+  type Owner,
+  worktreeRemovalBlocked,
+} from '../safety/owners/owner.js';
 import { moveToQuarantine } from '../safety/removal/quarantine.js';
 import { MountInsideError, removeTree } from '../safety/removal/remove.js';
 import { lstatOrNullSync } from '../safety/fs/stat.js';
@@ -53,7 +61,10 @@ export interface ExecuteOptions {
 }
 
 interface Staged extends PlannedDeletion {
+  /** Who the item is deleted as (rule 20): its one owner; for a worktree, whom git runs as. */
   owner: Owner | null;
+  /** Who may remove its top folder from the folder it sits in: the rename, a put back, the last rmdir. */
+  remover: Owner | null;
   removal: Removal;
   /** Where the folder is now: its quarantine, or where it was judged (a quarantine already, a worktree git removes). */
   doomed: string;
@@ -141,32 +152,67 @@ function rank(entry: PlannedDeletion): number {
 }
 
 /**
- * The provider's guard proves its case again; the folder must be the very one judged, unchanged
- * since the pass began collecting evidence; a tree is then renamed into quarantine, as its owner.
+ * Who deletes the item is settled first (a worktree whose owner could not remove it stops here);
+ * the provider's guard proves its case again; the folder must be the very one judged, unchanged
+ * since the pass began collecting evidence; a tree is then renamed into quarantine, by whoever may
+ * remove it from its folder.
  */
 async function stage(entry: PlannedDeletion, options: ExecuteOptions): Promise<Staged> {
   const { candidate, facts } = entry;
   if (candidate.path === null) throw new Error('an item without a folder cannot be deleted');
   const target = candidate.path;
-  const owner: Owner | null = facts
-    ? deleteIdentity(
-        { uid: facts.path.parentUid, gid: facts.path.parentGid, mode: facts.path.parentMode },
-        { uid: facts.path.uid, gid: facts.path.gid },
-      )
-    : null;
   const removal: Removal = candidate.removal ?? { type: 'tree' };
+  const { owner, remover } = identitiesOf(entry, removal);
   const hold = (await removal.guard?.recheck({ owner, log: options.log })) ?? null;
   try {
     const renames = removal.type === 'tree' && candidate.kind !== 'quarantine';
     if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null);
-    if (!renames) return { ...entry, owner, removal, doomed: target, renamed: false, hold };
+    if (!renames) return { ...entry, owner, remover, removal, doomed: target, renamed: false, hold };
     hold?.assert?.();
-    const doomed = asOwner(owner, () => moveToQuarantine(target));
-    return { ...entry, owner, removal, doomed, renamed: true, hold };
+    const doomed = asOwner(remover, () => moveToQuarantine(target));
+    return { ...entry, owner, remover, removal, doomed, renamed: true, hold };
   } catch (err) {
     await hold?.release?.();
     throw err;
   }
+}
+
+/**
+ * Whom an item is deleted as (rule 20), before anything is touched. A worktree: whom its status
+ * runs as (src/safety/owner.ts gitIdentityFor), since `git worktree remove` runs a status too, and
+ * with it the clean filters the repository's config names; refused (`foreign-owner`) where that
+ * owner could not take the worktree or its admin entry out of their folders, as git would stop
+ * halfway. A tree: its own owner empties it, and whoever may remove it from its folder (root, for
+ * a user's tree in root's folder) renames it and removes the emptied top; one whose remover is
+ * neither its owner nor root is refused.
+ */
+function identitiesOf(entry: PlannedDeletion, removal: Removal): { owner: Owner | null; remover: Owner | null } {
+  const { candidate, facts } = entry;
+  const where = candidate.path as string;
+  const refuse = (why: string) =>
+    new RemovalStopped(
+      'refused',
+      'foreign-owner',
+      `${where} cannot be deleted as one owner, so nothing in it is touched: ${why}`,
+    );
+  if (removal.type === 'git-worktree') {
+    const git = gitIdentityFor(removal.worktree, candidate.homeOwner);
+    const blocked = worktreeRemovalBlocked(removal.worktree, removal.adminDir, git);
+    if (blocked) throw refuse(blocked);
+    return { owner: git, remover: git };
+  }
+  if (!facts) return { owner: null, remover: null };
+  const owner = itemIdentity({ uid: facts.path.uid, gid: facts.path.gid });
+  // The folder it sits in as it is now: the rename is about to happen there.
+  const parent = lstatOrNullSync(path.dirname(where)) ?? {
+    uid: facts.path.parentUid,
+    gid: facts.path.parentGid,
+    mode: facts.path.parentMode,
+  };
+  const remover = deleteIdentity(parent, { uid: facts.path.uid, gid: facts.path.gid });
+  if (remover && remover.uid !== owner?.uid)
+    throw refuse(`it belongs to uid ${facts.path.uid}, but only uid ${remover.uid} may remove it from its folder`);
+  return { owner, remover };
 }
 
 /** The last proof, then the removal; whatever happens, the guard lets go at the end. */
@@ -238,10 +284,24 @@ async function remove(entry: Staged, processes: ProcessTable | null, options: Ex
       const note = removeAlso(extra, entry, processes, options);
       if (note) notes.push(note);
     }
-  } else asOwner(entry.owner, () => removeTree(entry.doomed));
+  } else removeTreeAs(entry.doomed, entry.owner, entry.remover);
   const note = await entry.hold?.afterRemoval?.();
   if (note) notes.push(note);
   return notes;
+}
+
+/**
+ * Removes a tree as its owner (rule 20): the owner empties it; its remover, where that is root
+ * (a user's tree in root's folder), then removes the emptied top from root's folder. identitiesOf
+ * refuses any other remover before anything is touched.
+ */
+function removeTreeAs(doomed: string, owner: Owner | null, remover: Owner | null): void {
+  if (remover?.uid === owner?.uid) {
+    asOwner(owner, () => removeTree(doomed));
+    return;
+  }
+  if (remover) throw new Error(`${doomed} is removed from its folder by uid ${remover.uid}, not by its owner`);
+  removeTree(doomed, (empty) => asOwner(owner, empty));
 }
 
 /**
@@ -277,7 +337,7 @@ function removeAlso(
 /** A proof or re-check failed before anything was removed: a renamed folder goes back where it was. */
 function putBack(entry: Staged): string {
   if (!entry.renamed) return entry.candidate.kind === 'quarantine' ? 'left in quarantine' : 'left alone';
-  return putBackFrom(entry.doomed, entry.candidate.path as string, entry.owner);
+  return putBackFrom(entry.doomed, entry.candidate.path as string, entry.remover);
 }
 
 function putBackFrom(doomed: string, judgedAt: string, owner: Owner | null): string {

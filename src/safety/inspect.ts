@@ -7,7 +7,7 @@ import { realpathSync } from './fs/stat.js';
 import { bindMountsOf } from './processes/bind-sources.js';
 import { describeProcesses } from './processes/describe-processes.js';
 import { processesInside, type ProcessTable } from './processes/processes.js';
-import { deleteIdentity } from './owners/owner.js';
+import { deleteIdentity, gitIdentityFor, worktreeRemovalBlocked } from './owners/owner.js';
 import { measureTree, type TreeFacts } from './walk/walk.js';
 import type { WalkWatch } from './walk/walk-watch.js';
 
@@ -79,6 +79,13 @@ export function inspectCandidate(
   const deleter = pathFacts.parentUid < 0 ? null : deleterUid(pathFacts);
   if (deleter !== null && deleter !== 0 && deleter !== pathFacts.uid)
     facts.foreign ??= `${target} belongs to uid ${pathFacts.uid}, but would be deleted as uid ${deleter} (who may remove entries of the folder it is in), who could not remove what is in it`;
+  // git removes a worktree as whom its status runs as (rule 20): as that owner, or not at all.
+  const { removal } = candidate;
+  const blocked =
+    removal?.type === 'git-worktree'
+      ? worktreeRemovalBlocked(removal.worktree, removal.adminDir, gitIdentityFor(removal.worktree, home))
+      : null;
+  if (blocked) facts.foreign ??= blocked;
   if (processes) {
     const canonical = canonicalOrNull(target);
     facts.processesInside = union(pidsMatching(processes, target, canonical), watch?.pidsInside(target) ?? []);

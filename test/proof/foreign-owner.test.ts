@@ -1,11 +1,25 @@
-import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  type PathLike,
+  readdirSync,
+  readFileSync,
+  type rmdirSync,
+  type unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../src/core/types.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
+import { hookFs } from '../helpers/fs-hook.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
-import { scratchPass } from '../helpers/scratch-provider.js';
+import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
 import { tempDir } from '../helpers/temp.js';
 import { ensureUser, gidOf } from '../helpers/users.js';
 import { sh } from '../helpers/git-fixtures.js';
@@ -162,16 +176,30 @@ describe.runIf(isRoot)('rule 20: the top folder of an item is its home owner’s
     },
   });
 
-  it("refuses an item whose top folder is another user's, or root's in a user's folder; deletes one that is the home owner's, or root's in root's folder", async () => {
+  it("refuses an item whose top folder is another user's, or root's in a user's folder; deletes one that is the home owner's, or root's in root's folder, as that owner", async () => {
     const owner = ensureUser('aj-proof-owner');
     const stranger = ensureUser('aj-proof-volume');
     const home = { uid: owner, gid: gidOf('aj-proof-owner') };
+    // Who each unlink and rmdir of the pass runs as: the real calls, watched.
+    const calls: Array<{ call: string; at: string; euid: number }> = [];
+    const watch =
+      (call: string) =>
+      (real: (p: PathLike) => void, p: PathLike): void => {
+        calls.push({ call, at: String(p), euid: process.geteuid?.() ?? -1 });
+        real(p);
+      };
+    hookFs<typeof unlinkSync>('unlinkSync', watch('unlink'));
+    hookFs<typeof rmdirSync>('rmdirSync', watch('rmdir'));
     for (const [topUid, parentUid, verdict, why] of [
       [stranger, owner, 'refused', `neither to the owner of its home (uid ${owner}) nor to root`],
       [0, owner, 'refused', `would be deleted as uid ${owner}`],
       [owner, owner, 'deleted', ''],
       [0, 0, 'deleted', ''],
+      // The owner's tree in root's folder (not sticky): emptied as its owner; root, who alone may
+      // remove it from that folder, renames it and removes the emptied top.
+      [owner, 0, 'deleted', ''],
     ] as const) {
+      calls.length = 0;
       const dir = tempDir('aj-proof-top-');
       chmodSync(dir, 0o755);
       const root = path.join(dir, 'root');
@@ -193,7 +221,159 @@ describe.runIf(isRoot)('rule 20: the top folder of an item is its home owner’s
         expect(item.reason).toBe('foreign-owner');
         expect(item.detail).toContain(why);
         expect(existsSync(path.join(target, 'file.txt'))).toBe(true);
+        continue;
       }
+      // The file went as the tree's owner; the emptied top, from its quarantine, as its folder's owner.
+      expect(calls, label).toEqual([
+        { call: 'unlink', at: 'file.txt', euid: topUid },
+        { call: 'rmdir', at: expect.stringMatching(/\/\.item\.cleanup-[0-9a-f-]{36}$/), euid: parentUid },
+      ]);
+      expect(existsSync(target)).toBe(false);
     }
   });
+});
+
+describe.runIf(isRoot)('rule 20: a tree is renamed only by whoever may remove it, as its owner or root', () => {
+  it("refuses, before it is renamed, a tree whose folder became another user's after the plan", async () => {
+    const owner = ensureUser('aj-proof-owner');
+    const stranger = ensureUser('aj-proof-volume');
+    const dir = tempDir('aj-proof-top-');
+    chmodSync(dir, 0o755);
+    const root = path.join(dir, 'root');
+    const target = path.join(root, 'item');
+    put(path.join(target, 'notes', 'file.txt'), 'x\n');
+    chownTree(root, owner, gidOf('aj-proof-owner'));
+    backdate(root, daysAgo(3));
+    let before = inventory(root);
+
+    const { report, exitCode } = await scratchPass({
+      provider: scratchProvider({ root }),
+      reportDir: path.join(dir, 'report'),
+      onPlanned: () => {
+        // Its folder handed to a third user: only that user may now take it out of the folder.
+        chownSync(root, stranger, stranger);
+        before = inventory(root);
+      },
+    });
+
+    const item = itemAt(report, target);
+    expect(item, item.detail).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
+    expect(item.detail).toContain(`it belongs to uid ${owner}, but only uid ${stranger} may remove it from its folder`);
+    expect(exitCode).toBe(0);
+    expect(diffInventories(before, inventory(root))).toEqual({ removed: [], changed: [], added: [] });
+  });
+});
+
+/** The worktrees of DEAD_ITEMS: git removes them, as their owner. */
+const WORKTREES = DEAD_ITEMS.filter(([label]) => label.includes(' worktree ') || label.endsWith(' worktree'));
+
+/**
+ * A clean filter in the worktree's repository (its config and `info/attributes`, for every file):
+ * a program of the owner's choosing that notes the uid it runs as, then passes the content through.
+ * git runs it for each file whose stat data no longer matches the index (handing the tree over
+ * changed every ctime), in a status and in `git worktree remove`'s own status alike.
+ */
+function spyFilter(repo: string): { ran: () => string[] } {
+  const dir = tempDir('aj-proof-filter-');
+  chmodSync(dir, 0o755);
+  const log = path.join(dir, 'uids');
+  writeFileSync(log, '');
+  chmodSync(log, 0o666);
+  sh(repo, 'config', 'filter.spy.clean', `sh -c 'id -u >> ${log}; cat'`);
+  put(path.join(repo, '.git', 'info', 'attributes'), '* filter=spy\n');
+  return { ran: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+describe.runIf(isRoot)('rule 20: git removes a worktree as its owner, or not at all', () => {
+  const users: Users = isRoot
+    ? {
+        owner: ensureUser('aj-proof-owner'),
+        ownerGid: gidOf('aj-proof-owner'),
+        volume: ensureUser('aj-proof-volume'),
+      }
+    : { owner: -1, ownerGid: -1, volume: -1 };
+  /** The world handed to the owner; the folder the worktree sits in made root's (0755, not sticky). */
+  const inRootsFolder = (s: DeadItem) => {
+    const filter = spyFilter(s.repo as string);
+    handOver(s, users, '');
+    chownSync(path.dirname(s.item), 0, 0);
+    chmodSync(path.dirname(s.item), 0o755);
+    s.age();
+    return filter;
+  };
+
+  for (const [label, build] of WORKTREES) {
+    it(`${label}: in a folder of root's its owner cannot remove it from, refused in both modes; its clean filter never runs as root; nothing touched`, async () => {
+      const s = build();
+      const filter = inRootsFolder(s);
+      const before = inventory(s.world);
+      const listed = sh(s.repo as string, 'worktree', 'list', '--porcelain');
+
+      for (const reportOnly of [true, false]) {
+        const { report, exitCode } = await pass({ dir: s.run, config: s.config, only: s.only, env: s.env, reportOnly });
+        const item = itemAt(report, s.item);
+        const mode = reportOnly ? 'report-only' : 'delete';
+        expect(item, `${mode}: ${item.detail}`).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
+        expect(item.detail).toContain(
+          `${s.item} sits in ${path.dirname(s.item)} (uid 0, mode 0755), a folder its owner (uid ${users.owner}) cannot remove it from`,
+        );
+        expect(exitCode, mode).toBe(0);
+        const diff = diffInventories(before, inventory(s.world));
+        expect(diff.removed.filter(ours(s)), mode).toEqual([]);
+        expect(diff.changed.filter(ours(s)), mode).toEqual([]);
+        expect(diff.added.filter(ours(s)), mode).toEqual([]);
+      }
+      expect(sh(s.repo as string, 'worktree', 'list', '--porcelain')).toBe(listed);
+      // git compared the files through the filter, and only ever as the owner.
+      expect(filter.ran().length).toBeGreaterThan(0);
+      expect(new Set(filter.ran())).toEqual(new Set([String(users.owner)]));
+    });
+
+    it(`${label}: its folder made root's after the plan, the executor refuses it before git starts; nothing touched`, async () => {
+      const s = build();
+      const filter = spyFilter(s.repo as string);
+      handOver(s, users, '');
+      let before = inventory(s.world);
+      let listed = '';
+      const { report, exitCode } = await pass({
+        dir: s.run,
+        config: s.config,
+        only: s.only,
+        env: s.env,
+        onPlanned: (items) => {
+          expect(items.find((item) => item.path === s.item)).toMatchObject({ verdict: 'would-delete' });
+          chownSync(path.dirname(s.item), 0, 0);
+          chmodSync(path.dirname(s.item), 0o755);
+          before = inventory(s.world);
+          listed = sh(s.repo as string, 'worktree', 'list', '--porcelain');
+        },
+      });
+
+      const item = itemAt(report, s.item);
+      expect(item, item.detail).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
+      expect(item.detail).toContain(`a folder its owner (uid ${users.owner}) cannot remove it from`);
+      expect(exitCode).toBe(0);
+      const diff = diffInventories(before, inventory(s.world));
+      expect(diff.removed.filter(ours(s))).toEqual([]);
+      expect(diff.changed.filter(ours(s))).toEqual([]);
+      expect(diff.added.filter(ours(s))).toEqual([]);
+      expect(sh(s.repo as string, 'worktree', 'list', '--porcelain')).toBe(listed);
+      expect(new Set(filter.ran())).toEqual(new Set([String(users.owner)]));
+    });
+
+    it(`${label}: in its owner's folder, git worktree remove runs as its owner and the clean filter never as root`, async () => {
+      const s = build();
+      const filter = spyFilter(s.repo as string);
+      handOver(s, users, '');
+
+      const { report, exitCode } = await pass({ dir: s.run, config: s.config, only: s.only, env: s.env });
+
+      expect(itemAt(report, s.item)).toMatchObject({ verdict: 'deleted', reason: s.reason });
+      expect(exitCode).toBe(0);
+      expect(existsSync(s.item)).toBe(false);
+      expect(existsSync(s.adminDir as string)).toBe(false);
+      expect(filter.ran().length).toBeGreaterThan(0);
+      expect(new Set(filter.ran())).toEqual(new Set([String(users.owner)]));
+    });
+  }
 });

@@ -55,9 +55,9 @@ export type WorktreeEvidence =
       unreadableContent?: boolean;
     };
 
-/** Reads the link of a worktree and asks git about it. */
-export async function examineWorktree(worktree: string): Promise<WorktreeEvidence> {
-  return (await examineWorktrees([worktree]))[0] as WorktreeEvidence;
+/** Reads the link of a worktree and asks git about it, as the owner of its home (`homeOwner`) where known. */
+export async function examineWorktree(worktree: string, homeOwner?: Owner): Promise<WorktreeEvidence> {
+  return (await examineWorktrees([worktree], GIT_CONCURRENCY, () => homeOwner))[0] as WorktreeEvidence;
 }
 
 /**

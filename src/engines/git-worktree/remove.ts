@@ -26,8 +26,9 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
     adminDir: link.adminDir,
     ...(plan.alsoRemove ? { alsoRemove: plan.alsoRemove } : {}),
     guard: {
-      async recheck() {
-        const fresh = await examineWorktree(link.path);
+      async recheck(ctx) {
+        // As whom the executor removes it (rule 20): whom its status ran as when it was judged.
+        const fresh = await examineWorktree(link.path, ctx.owner ?? undefined);
         const verdict = plan.rejudge(fresh);
         if (verdict.decision !== 'delete') throw stopFor(verdict);
         if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { lstatOrNullSync } from '../fs/stat.js';
 
 export interface Owner {
@@ -13,10 +14,12 @@ interface Ownership {
 }
 
 /**
- * The identity a delete runs as when we are root: whoever may remove the entry from its folder, so
- * a link planted by that user can never make us remove what the user could not. That is the
- * folder's owner; in a sticky folder of root's (/tmp, /var/tmp) it is the entry's own owner. Null
- * means "as we are" (not root, or the one who may remove it is root).
+ * The identity that takes an entry out of its folder when we are root (the rename into quarantine,
+ * the removal of the emptied top; what is inside goes as the item's owner, itemIdentity): whoever
+ * may remove the entry from its folder, so a link planted by that user can never make us remove
+ * what the user could not. That is the folder's owner; in a sticky folder of root's (/tmp,
+ * /var/tmp) it is the entry's own owner. Null means "as we are" (not root, or the one who may
+ * remove it is root).
  */
 export function deleteIdentity(parent: Ownership & { mode: number }, entry: Ownership): Owner | null {
   if (process.geteuid?.() !== 0) return null;
@@ -24,6 +27,47 @@ export function deleteIdentity(parent: Ownership & { mode: number }, entry: Owne
   const who = sticky && parent.uid === 0 ? entry : parent;
   if (who.uid === 0) return null;
   return { uid: who.uid, gid: who.gid };
+}
+
+/**
+ * The identity an item is emptied as when we are root (rule 20): its one owner, the owner of its
+ * top folder, whoever may take it out of the folder it sits in (deleteIdentity). Null means "as we
+ * are" (not root, or the item is root's).
+ */
+export function itemIdentity(entry: Ownership): Owner | null {
+  if (process.geteuid?.() !== 0 || entry.uid === 0) return null;
+  return { uid: entry.uid, gid: entry.gid };
+}
+
+/**
+ * Why `who` could not remove `target` from the folder it sits in, or null when it could (or `who`
+ * is null: as we are). Read afresh. Removing an entry takes writing in the folder and entering it,
+ * by the owner's, the group's or everyone's bits as the kernel picks them for an identity with no
+ * supplementary groups (asOwner gives it none), and, in a sticky folder, owning the folder or the
+ * entry. A target or folder that is gone is left to the checks that look for that.
+ */
+export function cannotRemoveFrom(target: string, who: Owner | null): string | null {
+  if (!who) return null;
+  const folder = path.dirname(target);
+  const entry = lstatOrNullSync(target);
+  const parent = lstatOrNullSync(folder);
+  if (!entry || !parent) return null;
+  const shift = parent.uid === who.uid ? 6 : parent.gid === who.gid ? 3 : 0;
+  const writable = ((parent.mode >> shift) & 0o3) === 0o3;
+  const sticky = (parent.mode & STICKY) !== 0;
+  if (writable && (!sticky || who.uid === parent.uid || who.uid === entry.uid)) return null;
+  const mode = (parent.mode & 0o7777).toString(8).padStart(4, '0');
+  return `${target} sits in ${folder} (uid ${parent.uid}, mode ${mode}), a folder its owner (uid ${who.uid}) cannot remove it from`;
+}
+
+/**
+ * Why `git worktree remove`, run as `who` (gitIdentityFor), could not take the worktree and its
+ * admin entry out of the folders they sit in, or null. git would remove what is inside, then stop
+ * at the folder itself: a worktree without its files, or without its admin entry (rule 23).
+ */
+export function worktreeRemovalBlocked(worktree: string, adminDir: string, who: Owner | null): string | null {
+  const why = cannotRemoveFrom(worktree, who) ?? cannotRemoveFrom(adminDir, who);
+  return why && `git worktree remove would run as its owner, uid ${who?.uid}, but ${why}`;
 }
 
 /**

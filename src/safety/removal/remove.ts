@@ -29,9 +29,10 @@ const RETRIES = 3;
  * root is success, so a second call is a no-op. Entries written while it runs are removed too:
  * a folder that is not empty when its turn comes is read again, a few times. An entry a listing
  * named that is missing when its turn comes is gone only if a fresh listing agrees: one still
- * listed is an error, never counted as removed.
+ * listed is an error, never counted as removed. `emptying` runs each emptying of the folder (as
+ * the tree's owner, say: src/core/executor.ts), and the emptied top is removed after it returns.
  */
-export function removeTree(root: string): RemoveResult {
+export function removeTree(root: string, emptying: (empty: () => void) => void = (empty) => empty()): RemoveResult {
   const result: RemoveResult = { removed: 0 };
   const top = lstatOrNullSync(root);
   if (!top) return result;
@@ -41,7 +42,7 @@ export function removeTree(root: string): RemoveResult {
     return result;
   }
   for (let attempt = 0; ; attempt += 1) {
-    emptyFolder(root, top, result);
+    emptying(() => emptyFolder(root, top, result));
     try {
       rmdirSync(root);
       result.removed += 1;

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitIdentityFor } from '../../../src/safety/owners/owner.js';
+import { cannotRemoveFrom, gitIdentityFor, worktreeRemovalBlocked } from '../../../src/safety/owners/owner.js';
 import { tempDir } from '../../helpers/temp.js';
 import { addUsers, giveTo, type RealUser } from '../../helpers/users.js';
 
@@ -34,5 +34,45 @@ describe.runIf(isRoot)('who git runs as over a worktree, run as root (rule 20)',
     expect(gitIdentityFor(own)).toEqual(owner(a));
     expect(gitIdentityFor(roots)).toBeNull();
     expect(gitIdentityFor(path.join(dir, 'missing'), owner(a))).toEqual(owner(a));
+  });
+
+  it('may take a folder out of the folder it sits in only where the kernel lets that owner, with no other group', () => {
+    const dir = tempDir('aj-remove-from-');
+    /** `<dir>/<name>/entry`: the folder owned by `folderUid:folderGid` with `mode`, the entry by `entryUid`. */
+    const entryIn = (name: string, folderUid: number, folderGid: number, mode: number, entryUid: number) => {
+      const folder = path.join(dir, name);
+      const entry = path.join(folder, 'entry');
+      mkdirSync(entry, { recursive: true });
+      chownSync(entry, entryUid, entryUid);
+      chownSync(folder, folderUid, folderGid);
+      chmodSync(folder, mode);
+      return entry;
+    };
+    const cannot = (entry: string, folderUid: number, mode: string, who: RealUser) =>
+      `${entry} sits in ${path.dirname(entry)} (uid ${folderUid}, mode ${mode}), a folder its owner (uid ${who.uid}) cannot remove it from`;
+
+    expect(cannotRemoveFrom(entryIn('own', a.uid, a.gid, 0o755, a.uid), owner(a))).toBeNull();
+    const roots = entryIn('roots', 0, 0, 0o755, a.uid);
+    expect(cannotRemoveFrom(roots, owner(a))).toBe(cannot(roots, 0, '0755', a));
+    // As root (null: as we are), anything may be removed.
+    expect(cannotRemoveFrom(roots, null)).toBeNull();
+    const readOnly = entryIn('own-read-only', a.uid, a.gid, 0o555, a.uid);
+    expect(cannotRemoveFrom(readOnly, owner(a))).toBe(cannot(readOnly, a.uid, '0555', a));
+    // Root's folder open to the owner's group, or to everyone.
+    expect(cannotRemoveFrom(entryIn('group', 0, a.gid, 0o775, a.uid), owner(a))).toBeNull();
+    expect(cannotRemoveFrom(entryIn('everyone', 0, 0, 0o777, a.uid), owner(a))).toBeNull();
+    // A sticky folder (/tmp): an entry of one's own, or any entry of a folder of one's own; not root's.
+    expect(cannotRemoveFrom(entryIn('sticky', 0, 0, 0o1777, a.uid), owner(a))).toBeNull();
+    expect(cannotRemoveFrom(entryIn('own-sticky', a.uid, a.gid, 0o1777, b.uid), owner(a))).toBeNull();
+    const rootsInSticky = entryIn('roots-sticky', 0, 0, 0o1777, 0);
+    expect(cannotRemoveFrom(rootsInSticky, owner(a))).toBe(cannot(rootsInSticky, 0, '1777', a));
+
+    // git worktree remove takes the worktree and its admin entry: either folder stops it.
+    const worktree = entryIn('worktree', a.uid, a.gid, 0o755, a.uid);
+    const admin = entryIn('admin', 0, 0, 0o755, a.uid);
+    expect(worktreeRemovalBlocked(worktree, admin, owner(a))).toBe(
+      `git worktree remove would run as its owner, uid ${a.uid}, but ${cannot(admin, 0, '0755', a)}`,
+    );
+    expect(worktreeRemovalBlocked(worktree, path.join(dir, 'own', 'entry'), owner(a))).toBeNull();
   });
 });
