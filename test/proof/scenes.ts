@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ItemKind, ProviderName } from '../../src/core/types.js';
 import { quarantineName } from '../../src/safety/removal/quarantine.js';
@@ -256,16 +257,72 @@ function roo(): DeadItem {
   };
 }
 
+/**
+ * The Agent Manager's half-deleted worktree, `<R>/.kilo/worktrees/.kilo-delete-<uuid>`, in a
+ * repository Kilo's checkpoint repositories name.
+ */
+function kiloDelete(): DeadItem {
+  const base = kilo();
+  // The owner repository R of the Kilo scene, which the dead checkpoint repository names.
+  const repo = path.join(base.world, 'projects', 'app');
+  const item = path.join(repo, '.kilo', 'worktrees', `.kilo-delete-${randomUUID()}`);
+  put(path.join(item, 'src', 'half.ts'), 'export {};\n');
+  put(path.join(item, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
+  base.age();
+  return {
+    ...base,
+    label: 'kilo quarantine (a .kilo-delete-<uuid> leftover)',
+    kind: 'quarantine',
+    item,
+    reason: 'kilo-delete-leftover',
+    lateFile: path.join(item, 'src', 'late.ts'),
+    inner: item,
+  };
+}
+
+/**
+ * What a deletion interrupted after its rename leaves: `base`'s item in its quarantine
+ * `.<name>.cleanup-<uuid>`, beside where it was; every pass finishes it, whatever the owner's
+ * record says now.
+ */
+function quarantined(base: DeadItem, label: string): DeadItem {
+  const item = path.join(path.dirname(base.item), quarantineName(path.basename(base.item)));
+  renameSync(base.item, item);
+  const moved = (p: string) => item + p.slice(base.item.length);
+  base.age();
+  return {
+    ...base,
+    label,
+    kind: 'quarantine',
+    item,
+    reason: 'quarantine-leftover',
+    lateFile: moved(base.lateFile),
+    inner: moved(base.inner),
+  };
+}
+
 /** Every provider and kind, each as a function that builds its world afresh. */
 export const DEAD_ITEMS: ReadonlyArray<readonly [string, () => DeadItem]> = [
   ['watchfire session-home', () => watchfire('session-home')],
   ['watchfire quarantine', () => watchfire('quarantine')],
   ['kilo checkpoint-repo', kilo],
+  ['kilo quarantine (a checkpoint repository)', () => quarantined(kilo(), 'kilo quarantine (a checkpoint repository)')],
+  ['kilo quarantine (a .kilo-delete-<uuid> leftover)', kiloDelete],
   ['owl worktree', () => owl('worktree')],
   ['owl worktree-admin (a stale admin entry)', () => owl('worktree-admin')],
   ['owl worktree-admin (a worktree-config folder)', () => owl('worktree-config')],
+  [
+    'owl quarantine (a pruned admin entry)',
+    () => quarantined(owl('worktree-admin'), 'owl quarantine (a pruned admin entry)'),
+  ],
+  [
+    'owl quarantine (a worktree-config folder)',
+    () => quarantined(owl('worktree-config'), 'owl quarantine (a worktree-config folder)'),
+  ],
   ['worktrees worktree (a configured set)', worktreeSet],
   ['worktrees worktree (the built-in set cursor)', builtInSet],
   ['cline checkpoint-repo', cline],
+  ['cline quarantine', () => quarantined(cline(), 'cline quarantine')],
   ['roo checkpoint-repo', roo],
+  ['roo quarantine', () => quarantined(roo(), 'roo quarantine')],
 ];
