@@ -104,6 +104,7 @@ describe('owl: a stale admin entry that holds submodule repositories is kept (ru
       stringify({ homes: [owl.home], minAge: '1h', reportDir: path.join(dir, 'report') }),
     );
     const env = { ...process.env, ...ownHomeEnv(owl.home) };
+    let before = inventory(admin);
 
     const result = await reconcile({
       config: await loadConfig({ file, env }),
@@ -116,12 +117,16 @@ describe('owl: a stale admin entry that holds submodule repositories is kept (ru
         expect(items.find((item) => item.path === admin)?.verdict).toBe('would-delete');
         sh(admin, 'init', '-q', '--bare', path.join(admin, 'modules', 'late'));
         backdate(world, daysAgo(3));
+        before = inventory(admin);
       },
     });
 
     const item = itemAt(result.report, admin);
-    expect(item.verdict).not.toBe('deleted');
-    expect(item.detail).toContain('modules/');
+    expect(item, item.detail).toMatchObject({ verdict: 'unfinished', reason: 'nested-repository' });
+    expect(item.detail).toContain(`${admin} now holds submodule repositories in modules/`);
+    // The entry and its modules/, byte for byte, where they were.
     expect(existsSync(path.join(admin, 'modules', 'late', 'HEAD'))).toBe(true);
+    expect(diffInventories(before, inventory(admin))).toEqual({ removed: [], changed: [], added: [] });
+    expect(result.report.totals.failed).toBe(0);
   });
 });
