@@ -1,14 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import type { BlindReason, Report } from '../../src/core/types.js';
 import { CLI, collect, type CliResult } from '../helpers/cli.js';
-import { itemAt } from '../helpers/pass.js';
-import { spawnLiving, waitFor } from '../helpers/processes.js';
+import { diffInventories, inventory } from '../helpers/inventory.js';
+import { itemAt, pass } from '../helpers/pass.js';
+import { sleeperIn, spawnLiving, waitFor } from '../helpers/processes.js';
 import { cliReachableByAnyone } from '../helpers/reachable-cli.js';
 import { ended } from './support/namespaces.js';
 import { blindWorld, type BlindWorld } from './support/blind-world.js';
+import { DEAD_ITEMS } from '../proof/scenes.js';
 
 /**
  * Rule 19: a pass that cannot see every process refuses what it would delete (`liveness-unknown`)
@@ -218,3 +221,82 @@ function existsProc(pid: number | undefined): boolean {
     return false;
   }
 }
+
+/** SQLite's own -wal and -shm files beside a database a pass opened (read-only, even). */
+const sqliteCompanion = (key: string): boolean => /\.db-(wal|shm)$/.test(key);
+
+/**
+ * Rule 19 for every provider and kind the world above does not hold: a dead item of each (Kilo's
+ * checkpoint repositories and leftovers, Owl's admin entries, a configured worktree set and a
+ * built-in one, Cline's and Roo Code's checkpoint repositories) with a live process inside, and a
+ * pass that is blind to it. The pass refuses the item (`liveness-unknown`), says why in report.json,
+ * and leaves every file of the world as it was.
+ */
+describe.runIf(isRoot)('a blind pass keeps every provider’s dead item with a live process inside (rule 19)', () => {
+  const blindings: Array<{ name: string; because: BlindReason; wrapper: string[] }> = [
+    {
+      name: 'an empty tmpfs over /proc in a private mount namespace',
+      because: 'not-procfs',
+      wrapper: ['unshare', '--mount', ...script('mount -t tmpfs tmpfs /proc')],
+    },
+    {
+      name: 'a PID namespace of its own with its own /proc',
+      because: 'own-pid-namespace',
+      wrapper: ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc'],
+    },
+  ];
+  const covered = new Set(['watchfire session-home', 'owl worktree']);
+
+  for (const [label, build] of DEAD_ITEMS.filter(([name]) => !covered.has(name)))
+    it(`${label}: refused liveness-unknown, blind by ${blindings.map((b) => b.because).join(' and by ')}; nothing touched`, async () => {
+      const s = build();
+      const sleeper = sleeperIn(s.item);
+      await waitFor(() => readFileSync(`/proc/${sleeper.pid}/comm`, 'utf8').trim() === 'sleep');
+      const config = path.join(s.run, 'agent-janitor.blind.yaml');
+      writeFileSync(config, stringify({ ...s.config, reportDir: path.join(s.run, 'report'), processCheck: 'auto' }));
+      const before = inventory(s.world);
+
+      for (const blinding of blindings) {
+        const argv = [
+          ...blinding.wrapper,
+          process.execPath,
+          CLI,
+          'run',
+          '--config',
+          config,
+          '--only',
+          s.only.join(','),
+        ];
+        const child = spawn(argv[0] as string, [...argv.slice(1), '--json', '--log-level', 'warn'], {
+          env: { ...process.env, ...s.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const run = await collect(child, 120_000);
+        expect(run.code, `${blinding.name}: ${run.stderr}`).toBe(0);
+        const report = JSON.parse(readFileSync(path.join(s.run, 'report', 'report.json'), 'utf8')) as Report;
+        expect(JSON.parse(run.stdout)).toEqual(report);
+        expect(report.processCheck, blinding.name).toMatchObject({ visible: false, blindBecause: blinding.because });
+        const item = itemAt(report, s.item);
+        expect(item, `${blinding.name}: ${item.detail}`).toMatchObject({
+          verdict: 'refused',
+          reason: 'liveness-unknown',
+        });
+        expect(item.detail).toContain(`live processes cannot be seen (${blinding.because}): `);
+        expect(report.totals.deleted).toBe(0);
+        const diff = diffInventories(before, inventory(s.world));
+        expect(diff.removed, blinding.name).toEqual([]);
+        expect(
+          diff.added.filter((key) => !sqliteCompanion(key)),
+          blinding.name,
+        ).toEqual([]);
+        // A folder's mtime may move with SQLite's companions in it; every entry is compared on its own.
+        const changed = diff.changed.filter((key) => !sqliteCompanion(key) && before.get(key)?.type !== 'dir');
+        expect(changed, blinding.name).toEqual([]);
+      }
+
+      // The host's /proc sees the process, and the item is in use: it was the blindness that kept it.
+      const seeing = await pass({ dir: s.run, config: s.config, only: s.only, env: s.env, reportOnly: true });
+      expect(itemAt(seeing.report, s.item)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+      expect(itemAt(seeing.report, s.item).detail).toContain(String(sleeper.pid));
+    }, 120_000);
+});
