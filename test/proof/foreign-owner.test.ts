@@ -8,6 +8,8 @@ import {
   type PathLike,
   readdirSync,
   readFileSync,
+  type renameSync,
+  rmSync,
   type rmdirSync,
   type unlinkSync,
   writeFileSync,
@@ -16,7 +18,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../src/core/types.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
-import { hookFs } from '../helpers/fs-hook.js';
+import { hookFs, restoreFs } from '../helpers/fs-hook.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
@@ -374,6 +376,85 @@ describe.runIf(isRoot)('rule 20: git removes a worktree as its owner, or not at 
       expect(existsSync(s.adminDir as string)).toBe(false);
       expect(filter.ran().length).toBeGreaterThan(0);
       expect(new Set(filter.ran())).toEqual(new Set([String(users.owner)]));
+    });
+  }
+});
+
+/** The items of DEAD_ITEMS the executor renames into quarantine: every kind but quarantines and worktrees. */
+const RENAMED = DEAD_ITEMS.filter(
+  ([label]) => !label.includes('quarantine') && !label.includes(' worktree ') && !label.endsWith(' worktree'),
+);
+
+describe.runIf(isRoot)('rule 21: the last proof sees another uid that came in after the plan', () => {
+  const users: Users = isRoot
+    ? {
+        owner: ensureUser('aj-proof-owner'),
+        ownerGid: gidOf('aj-proof-owner'),
+        volume: ensureUser('aj-proof-volume'),
+      }
+    : { owner: -1, ownerGid: -1, volume: -1 };
+
+  for (const [label, build] of RENAMED) {
+    it(`${label}: another user's file written inside after the plan, or its top handed to another user after the rename: refused, put back whole`, async () => {
+      // A file of another uid written inside after the plan stamps the folder it is in: its ctime
+      // names the change first.
+      const s = build();
+      handOver(s, users, '');
+      const late = path.join(s.inner, 'late', 'theirs.bin');
+      let before = inventory(s.world);
+      const written = await pass({
+        dir: s.run,
+        config: s.config,
+        only: s.only,
+        env: s.env,
+        onPlanned: (items) => {
+          expect(items.find((item) => item.path === s.item)).toMatchObject({ verdict: 'would-delete' });
+          put(late, 'written by another user after the plan\n');
+          chownTree(path.dirname(late), users.volume, users.volume);
+          before = inventory(s.world);
+        },
+      });
+      const refused = itemAt(written.report, s.item);
+      expect(refused, refused.detail).toMatchObject({ verdict: 'refused', reason: 'changed-during-inspection' });
+      const diff = diffInventories(before, inventory(s.world));
+      expect([...diff.removed, ...diff.changed, ...diff.added].filter(ours(s))).toEqual([]);
+
+      // The top folder, which the last proof knows by its mtime once renamed, handed to another
+      // user between the rename and the proof (as a `chown` racing the pass would): only its owner
+      // shows the change.
+      rmSync(path.dirname(late), { recursive: true });
+      s.age();
+      before = inventory(s.world);
+      const quarantine = `${path.join(path.dirname(s.item), `.${path.basename(s.item)}.cleanup-`)}`;
+      const stolen: string[] = [];
+      hookFs<typeof renameSync>('renameSync', (real, from, to) => {
+        real(from, to);
+        if (from === s.item && String(to).startsWith(quarantine)) {
+          // The rename ran as the owner; root's chown, racing it, steps out of that identity for a moment.
+          const euid = process.geteuid?.() ?? 0;
+          process.seteuid?.(0);
+          try {
+            chownSync(to, users.volume, users.volume);
+          } finally {
+            process.seteuid?.(euid);
+          }
+          stolen.push(String(to));
+        }
+      });
+      const handed = await pass({ dir: s.run, config: s.config, only: s.only, env: s.env });
+      restoreFs();
+
+      expect(stolen, JSON.stringify(itemAt(handed.report, s.item))).toHaveLength(1);
+      const item = itemAt(handed.report, s.item);
+      expect(item, item.detail).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
+      expect(item.detail).toContain(
+        `${s.item} belongs to uid ${users.volume}, not to the item's owner (uid ${users.owner})`,
+      );
+      expect(item.detail).toContain('put back where it was');
+      expect(handed.exitCode).toBe(0);
+      expect(lstatSync(s.item).uid).toBe(users.volume);
+      const after = diffInventories(before, inventory(s.world));
+      expect([...after.removed, ...after.changed, ...after.added].filter(ours(s))).toEqual([]);
     });
   }
 });
