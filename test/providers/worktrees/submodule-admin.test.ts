@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { diffInventories, inventory } from '../../helpers/inventory.js';
 import { itemAt, pass } from '../../helpers/pass.js';
 import { DEAD_ITEMS } from '../../proof/scenes.js';
-import { commitFile, makeRepo, sh } from './git-fixtures.js';
+import { commitFile, makeRepo, sh } from '../../helpers/git-fixtures.js';
 
 /**
  * Rule 24 for the worktrees provider: an admin entry `<common>/worktrees/<id>` whose worktree
