@@ -24,6 +24,11 @@ export interface StateFolders {
   repos: Array<{ path: string; basis: LocationBasis }>;
   /** State files that could not be read, each with a sentence naming the file. */
   problems: Array<{ file: string; error: string }>;
+  /**
+   * The tool's data is there but the state that names its folders is not (Claude Code's `~/.claude/`
+   * without `~/.claude.json`): nothing failed, but the folders it would name were not looked at.
+   */
+  warnings?: Array<{ file: string; warning: string }>;
 }
 
 /**

@@ -61,14 +61,17 @@ export class StateAnchors {
 
   constructor(private readonly ctx: SetContext) {}
 
-  /** The bases of a state anchor, and the state files that could not be read. */
-  async bases(
-    start: Extract<RootStart, { kind: 'anchor' }>,
-  ): Promise<{ bases: RootBase[]; problems: StateFolders['problems'] }> {
+  /** The bases of a state anchor, the state files that could not be read, and those missing beside the tool's data. */
+  async bases(start: Extract<RootStart, { kind: 'anchor' }>): Promise<{
+    bases: RootBase[];
+    problems: StateFolders['problems'];
+    warnings: NonNullable<StateFolders['warnings']>;
+  }> {
     const folders = await this.folders(start.anchor);
     return {
       bases: folders.repos.map((repo) => ({ base: repo.path, rest: start.rest, basis: repo.basis })),
       problems: folders.problems,
+      warnings: folders.warnings ?? [],
     };
   }
 
@@ -86,7 +89,7 @@ export class StateAnchors {
 
 /** The repositories every home's `.claude.json` names; one two homes name is the first home's. */
 async function claudeProjects(ctx: SetContext): Promise<StateFolders> {
-  const all: StateFolders = { repos: [], problems: [] };
+  const all: StateFolders = { repos: [], problems: [], warnings: [] };
   const seen = new Set<string>();
   for (const home of ctx.homes) {
     const found = await claudeProjectRepos(home, ctx.env);
@@ -97,6 +100,7 @@ async function claudeProjects(ctx: SetContext): Promise<StateFolders> {
       all.repos.push(repo);
     }
     all.problems.push(...found.problems);
+    all.warnings?.push(...(found.warnings ?? []));
   }
   return all;
 }

@@ -27,10 +27,12 @@ export async function claudeProjectRepos(home: string, env: NodeJS.ProcessEnv): 
   const found: StateFolders = { repos: [], problems: [] };
   const repos = new Set<string>();
   const basis = { home: path.resolve(home) };
+  let stateThere = false;
   for (const file of [...new Set(files)]) {
     // The state is the home's owner's own (rule 20): never a link to another user's file.
     const located = locate(file, basis, 'file');
     if (located.state === 'absent') continue;
+    stateThere = true;
     if (located.state === 'refused') {
       found.problems.push({ file, error: located.detail });
       continue;
@@ -47,7 +49,25 @@ export async function claudeProjectRepos(home: string, env: NodeJS.ProcessEnv): 
       for (const repo of await repositoriesOf(project)) if (await ownedBy(repo, located.owner.uid)) repos.add(repo);
   }
   found.repos = [...repos].sort().map((repo) => ({ path: repo, basis }));
+  if (!stateThere) {
+    const data = [path.join(home, '.claude'), path.join(home, '.claude-worktrees')];
+    if (own && configDir && path.isAbsolute(configDir)) data.unshift(configDir);
+    const there = data.find((folder) => locate(folder, basis).state === 'found');
+    if (there) found.warnings = [{ file: files[0] as string, warning: withoutProjects(there, [...new Set(files)]) }];
+  }
   return found;
+}
+
+/**
+ * Claude Code's data is in a home but its list of projects is not: the worktrees it makes in its
+ * projects' repositories cannot be found, and a pass that says only `would reclaim 0 B` would hide it.
+ */
+function withoutProjects(data: string, files: string[]): string {
+  const missing =
+    files.length === 1
+      ? `${files[0]} (its list of projects) does not exist`
+      : `neither ${files.join(' nor ')} (its list of projects) exists`;
+  return `Claude Code's data is in ${data}, but ${missing}: the worktrees it makes in its projects' repositories (.claude/worktrees) were not looked at`;
 }
 
 async function readProjects(file: string): Promise<string[] | null> {

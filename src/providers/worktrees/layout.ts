@@ -27,7 +27,10 @@ export interface SetRoot {
 
 export interface SetRoots {
   roots: SetRoot[];
-  /** Tool state that could not be read, so some roots could not be known. */
+  /**
+   * Tool state that could not be read, so some roots could not be known (`ok: false`), and tool
+   * state missing beside the tool's data, so its roots were not looked at (`ok: true` with a warning).
+   */
   problems: RootStatus[];
 }
 
@@ -50,9 +53,11 @@ export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
       .sets.filter((set) => set.enabled)
       .flatMap((set) => set.roots.map((text) => lookUpRoot(set, text, state, ctx))),
   );
-  for (const { set, fromState, problems: notRead, folders } of lookedUp) {
+  for (const { set, fromState, problems: notRead, warnings, folders } of lookedUp) {
     for (const problem of notRead)
       problems.set(problem.file, { provider: 'worktrees', root: problem.file, ok: false, error: problem.error });
+    for (const { file, warning } of warnings)
+      if (!problems.has(file)) problems.set(file, { provider: 'worktrees', root: file, ok: true, warning });
     for (const { root, owner: homeOwner } of folders) {
       const key = `${set.name}\0${root}`;
       if (seen.has(key)) continue;
@@ -85,6 +90,8 @@ interface RootLookup {
    * fixed parts and folders not followed because a link on the way leads to another user's files.
    */
   problems: { file: string; error: string }[];
+  /** State missing beside its tool's data, so the folders it would name were not looked at. */
+  warnings: { file: string; warning: string }[];
   /** The folders of worktrees the root names, in order, each with its owner. */
   folders: Array<{ root: string; owner: Owner }>;
 }
@@ -96,14 +103,16 @@ interface RootLookup {
  */
 async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: GatherContext): Promise<RootLookup> {
   const start = parseRoot(text, anchorNames(ctx.registry));
-  if (start.kind === 'invalid') return { set, fromState: false, problems: [], folders: [] };
+  if (start.kind === 'invalid') return { set, fromState: false, problems: [], warnings: [], folders: [] };
   let bases: RootBase[] | null = staticBases(start, ctx);
   // A root a user's state names is taken as it is on disk: no link of theirs is followed.
   const fromState = bases === null;
   const problems: RootLookup['problems'] = [];
+  const warnings: RootLookup['warnings'] = [];
   if (bases === null && start.kind === 'anchor') {
     const read = await state.bases(start);
     problems.push(...read.problems);
+    warnings.push(...read.warnings);
     bases = read.bases;
   }
   const folders: RootLookup['folders'] = [];
@@ -120,7 +129,7 @@ async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ct
         folders.push({ root, owner: each.owner });
     }
   }
-  return { set, fromState, problems, folders };
+  return { set, fromState, problems, warnings, folders };
 }
 
 /** The components of a root's glob before its first pattern: the fixed part below its base. */

@@ -18,6 +18,8 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
   async gather(ctx: GatherContext): Promise<Gathering> {
     const found = await setRoots(ctx);
     const roots: RootStatus[] = [...found.problems];
+    // A tool's data without the state that names its folders: one line on stderr, as a missing home.
+    for (const root of found.problems) if (root.warning) ctx.log.warn({ root: root.root }, root.warning);
     // No two sets share a folder (the config check refuses it, a root read from a tool's state
     // gives way), so each worktree belongs to one set.
     const nowMs = ctx.now.getTime();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -412,6 +412,84 @@ describe('roots read from a tool state are taken with care', () => {
 
     expect(report.items.map((item) => `${item.path} ${item.verdict} ${item.reason}`)).toEqual([
       `${squad} refused has-submodule`,
+    ]);
+  });
+});
+
+/** What the CLI says of a home where Claude Code's data is but its list of projects is not. */
+describe("Claude Code's data without ~/.claude.json", () => {
+  const said = (data: string, missing: string) =>
+    `Claude Code's data is in ${data}, but ${missing}: the worktrees it makes in its projects' repositories (.claude/worktrees) were not looked at`;
+
+  /** A report-only pass of the worktrees provider over `home` as its own user, through the built CLI. */
+  async function reportOnly(home: string, env: NodeJS.ProcessEnv = {}) {
+    const reportDir = tempDir('aj-claude-report-');
+    const result = await runCli(
+      ['run', '--report-only', '--only', 'worktrees', '--home', home, '--report-dir', reportDir],
+      {
+        env: ownHomeEnv(home, env),
+      },
+    );
+    const report = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8')) as Report;
+    return { result, report, markdown: readFileSync(path.join(reportDir, 'report.md'), 'utf8') };
+  }
+
+  it('is one warning on stderr, in the summary, report.md and the worktrees entry of report.json; exit 0', async () => {
+    const root = tempDir('aj-claude-nostate-');
+    const home = path.join(root, 'home');
+    const shop = makeRepo(path.join(home, 'src', 'shop'));
+    const feature = addWorktree(shop, path.join(shop, '.claude', 'worktrees', 'feature-auth'), 'worktree-feature-auth');
+    put(path.join(home, '.claude', 'projects', '-home-ana-src-shop', 'session.jsonl'), '{"type":"user"}\n');
+    backdate(root, daysAgo(20));
+    const claudeJson = path.join(home, '.claude.json');
+    const warning = said(path.join(home, '.claude'), `${claudeJson} (its list of projects) does not exist`);
+
+    const { result, report, markdown } = await reportOnly(home);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('would reclaim 0 B (0 items)');
+    expect(result.stdout).toContain(`  warning: ${warning}\n`);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line) as { level: number; msg: string })).toEqual([
+      expect.objectContaining({ level: 40, msg: warning }),
+    ]);
+    expect(report.providers).toEqual([{ provider: 'worktrees', root: claudeJson, ok: true, warning }]);
+    expect(markdown).toContain(`## Warnings\n\n- ${warning}\n`);
+
+    // With its list of projects, the worktree is found, and nothing is said.
+    put(claudeJson, JSON.stringify({ projects: { [shop]: {} } }));
+    const listed = await reportOnly(home);
+    expect(listed.result).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.report.providers.filter((entry) => entry.warning)).toEqual([]);
+    expect(itemAt(listed.report, feature)).toMatchObject({ verdict: 'would-delete', reason: 'idle-clean' });
+  });
+
+  it('names ~/.claude-worktrees, or $CLAUDE_CONFIG_DIR and both lists, when that is where its data is', async () => {
+    const root = tempDir('aj-claude-nostate-');
+    const home = path.join(root, 'home');
+    mkdirSync(path.join(home, '.claude-worktrees', 'shop'), { recursive: true });
+    const older = await reportOnly(home);
+    expect(older.result.code).toBe(0);
+    // Its folder of worktrees is still looked at; the worktrees in the projects' repositories are not.
+    expect(older.report.providers.map((entry) => entry.root)).toContain(path.join(home, '.claude-worktrees', 'shop'));
+    expect(older.report.providers.flatMap((entry) => entry.warning ?? [])).toEqual([
+      said(
+        path.join(home, '.claude-worktrees'),
+        `${path.join(home, '.claude.json')} (its list of projects) does not exist`,
+      ),
+    ]);
+
+    const own = path.join(root, 'own');
+    const configDir = path.join(root, 'claude-config');
+    mkdirSync(own);
+    mkdirSync(configDir);
+    const moved = await reportOnly(own, { CLAUDE_CONFIG_DIR: configDir });
+    expect(moved.result.code).toBe(0);
+    expect(moved.report.providers.flatMap((entry) => entry.warning ?? [])).toEqual([
+      said(
+        configDir,
+        `neither ${path.join(configDir, '.claude.json')} nor ${path.join(own, '.claude.json')} (its list of projects) exists`,
+      ),
     ]);
   });
 });
