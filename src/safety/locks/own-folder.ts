@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError, errorCode } from '../../core/errors.js';
-import { fileSystemType, statOrNull, writableOrWhy } from '../fs/stat.js';
+import { fileSystemType, lstatOrNull, readlinkSync, statOrNull, writableOrWhy } from '../fs/stat.js';
 import { mkdirOne } from '../fs/write.js';
 
 /** A folder the pass keeps its own files in cannot be used: one line naming it and why; exit 1. */
@@ -83,26 +83,35 @@ async function kernelProblem(existing: string, target: string, what: string): Pr
   return kernel ? `${what} ${target} is on the kernel's ${kernel} file system, where no file can be kept` : null;
 }
 
-/** The folder itself or its nearest ancestor that exists; a file on the way cannot be used. */
+/**
+ * The folder itself or its nearest ancestor that exists; a file on the way cannot be used, nor a
+ * link that leads nowhere (nothing is created through it) or in a loop.
+ */
 async function nearestExisting(target: string, what: string): Promise<{ path: string }> {
+  const where = (at: string) => (at === target ? `${target} is` : `${at}, on its path, is`);
+  const unusable = (at: string, why: string) =>
+    new UnusableFolderError(`${what} ${target} cannot be used: ${where(at)} ${why}`);
+  // The shallowest path whose stat loops is the link that loops.
+  let looping: string | null = null;
   for (let current = target; ; current = path.dirname(current)) {
     let stats: Awaited<ReturnType<typeof statOrNull>>;
     try {
       stats = await statOrNull(current);
     } catch (err) {
-      if (errorCode(err) !== 'ENOTDIR')
+      if (errorCode(err) === 'ELOOP') looping = current;
+      else if (errorCode(err) !== 'ENOTDIR')
         throw new UnusableFolderError(`${what} ${target} cannot be looked at: ${describe(err)}`);
       continue;
     }
+    if (looping) throw unusable(looping, 'a symbolic link that loops back on itself');
     if (!stats) {
+      if ((await lstatOrNull(current).catch(() => null))?.isSymbolicLink())
+        throw unusable(current, `a symbolic link to ${readlinkSync(current)} that leads nowhere`);
       if (path.dirname(current) === current)
         throw new UnusableFolderError(`${what} ${target}: no folder of its path exists`);
       continue;
     }
-    if (!stats.isDirectory()) {
-      const where = current === target ? `${target} is` : `${current}, on its path, is`;
-      throw new UnusableFolderError(`${what} ${target} cannot be used: ${where} a file, not a folder`);
-    }
+    if (!stats.isDirectory()) throw unusable(current, 'a file, not a folder');
     return { path: current };
   }
 }

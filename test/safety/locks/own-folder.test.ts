@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect, runCli, type CliResult } from '../../helpers/cli.js';
@@ -67,6 +67,59 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
       1,
       `the report folder ${below} cannot be used: ${file}, on its path, is a file, not a folder`,
     );
+  });
+
+  it('names a link that leads nowhere, or in a loop, as the folder or on its path; nothing is made through it', async () => {
+    const dir = tempDir('aj-own-');
+    const dangling = path.join(dir, 'dangling');
+    const nowhere = path.join(dir, 'gone', 'reports');
+    symlinkSync(nowhere, dangling);
+    const leadsNowhere = `a symbolic link to ${nowhere} that leads nowhere`;
+    expectOneLine(
+      await passInto(dangling),
+      1,
+      `the report folder ${dangling} cannot be used: ${dangling} is ${leadsNowhere}`,
+    );
+    const below = path.join(dangling, 'deeper');
+    expectOneLine(
+      await passInto(below),
+      1,
+      `the report folder ${below} cannot be used: ${dangling}, on its path, is ${leadsNowhere}`,
+    );
+    expect(existsSync(path.join(dir, 'gone'))).toBe(false);
+
+    const loop = path.join(dir, 'loop');
+    symlinkSync('other', loop);
+    symlinkSync('loop', path.join(dir, 'other'));
+    const loops = 'a symbolic link that loops back on itself';
+    expectOneLine(await passInto(loop), 1, `the report folder ${loop} cannot be used: ${loop} is ${loops}`);
+    const inLoop = path.join(loop, 'report');
+    expectOneLine(
+      await passInto(inLoop),
+      1,
+      `the report folder ${inLoop} cannot be used: ${loop}, on its path, is ${loops}`,
+    );
+
+    // The metrics file's folder the same way: the pass and its report are done, only the metrics fail.
+    const reportDir = path.join(dir, 'report');
+    for (const [folder, said] of [
+      [dangling, `${dangling} is ${leadsNowhere}`],
+      [inLoop, `${loop}, on its path, is ${loops}`],
+    ] as const) {
+      const result = await passInto(reportDir, [
+        '--metrics-file',
+        path.join(folder, 'metrics.prom'),
+        '--log-level',
+        'error',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('would reclaim 0 B');
+      const logged = result.stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { err: string }).err);
+      expect(logged).toEqual([`the metrics file’s folder ${folder} cannot be used: ${said}`]);
+    }
   });
 
   it.runIf(isRoot)(
