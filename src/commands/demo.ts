@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../core/errors.js';
 import { reconcile } from './reconcile.js';
+import { startHolders } from './demo-holders.js';
 import { renderSummary } from '../outputs/summary.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { mkdir, mkdtemp, writeFile } from '../safety/fs/write.js';
@@ -21,9 +22,11 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
   await mkdir(home, 0o755);
   const old = new Date(Date.now() - 3 * 86_400_000);
   let extra: Record<string, unknown> = {};
+  const heldOpen: string[] = [];
   for (const builder of PROVIDERS.flatMap((provider) => provider.sandbox ?? [])) {
     const extras = await builder.build({ root, home, old });
     if (extras?.config) extra = mergeConfig(extra, extras.config);
+    heldOpen.push(...(extras?.heldOpen ?? []));
   }
   const configFile = path.join(root, 'agent-janitor.yaml');
   await writeFile(
@@ -32,14 +35,23 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
   );
   const config = await loadConfig({ file: configFile, env: { HOME: home } });
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.demo);
-  process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n\n== report-only pass ==\n`);
-  const dry = await reconcile({ config, providers: PROVIDERS, reportOnly: true, log, env: { HOME: home } });
-  process.stdout.write(renderSummary(dry.report, config.reportDir));
-  process.stdout.write('\n== real pass ==\n');
-  const real = await reconcile({ config, providers: PROVIDERS, reportOnly: false, log, env: { HOME: home } });
-  process.stdout.write(renderSummary(real.report, config.reportDir));
-  process.stdout.write(`\nTry: agent-janitor report --config ${configFile}\n`);
-  return real.exitCode;
+  // Dead scratch a live process still writes into: refused in-use, its bytes held, in both passes.
+  const holders = await startHolders(heldOpen);
+  try {
+    process.stdout.write(`Sandbox: ${root}\nConfig: ${configFile}\n`);
+    for (const [k, pid] of holders.pids.entries())
+      process.stdout.write(`Live process ${pid} writes into ${heldOpen[k]} until the demo ends\n`);
+    process.stdout.write('\n== report-only pass ==\n');
+    const dry = await reconcile({ config, providers: PROVIDERS, reportOnly: true, log, env: { HOME: home } });
+    process.stdout.write(renderSummary(dry.report, config.reportDir));
+    process.stdout.write('\n== real pass ==\n');
+    const real = await reconcile({ config, providers: PROVIDERS, reportOnly: false, log, env: { HOME: home } });
+    process.stdout.write(renderSummary(real.report, config.reportDir));
+    process.stdout.write(`\nTry: agent-janitor report --config ${configFile}\n`);
+    return real.exitCode;
+  } finally {
+    await holders.stop();
+  }
 }
 
 function mergeConfig(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {

@@ -20,4 +20,10 @@ export interface SandboxBuilder {
 /** What a builder needs the demo's config to say beyond the home (the worktree sets, say). */
 export interface SandboxExtras {
   config?: Record<string, unknown>;
+  /**
+   * Files in the sandbox that a live process must hold open and write into while the demo's passes
+   * run (an agent that outlived its session): the demo starts one per file and stops it when it
+   * ends. A builder only names them, so a test that lays out its sandbox starts no process.
+   */
+  heldOpen?: string[];
 }

@@ -32,13 +32,13 @@ export const watchfireSandbox: SandboxBuilder = {
   async build(ctx: SandboxContext): Promise<SandboxExtras> {
     const live = path.join(ctx.home, '.watchfire');
     const crashed = path.join(ctx.root, 'watchfire-bo', '.watchfire');
-    await buildLiveRoot(ctx, live);
+    const runaway = await buildLiveRoot(ctx, live);
     await buildCrashedRoot(ctx, crashed);
-    return { config: { providers: { watchfire: { root: [live, crashed] } } } };
+    return { config: { providers: { watchfire: { root: [live, crashed] } } }, heldOpen: [runaway] };
   },
 };
 
-async function buildLiveRoot(ctx: SandboxContext, root: string): Promise<void> {
+async function buildLiveRoot(ctx: SandboxContext, root: string): Promise<string> {
   const { codex, copilot, opencode } = await userConfig(ctx.home);
   await writeProjects(root, [STOREFRONT, BILLING, ACME_TOOLS]);
   await writeAgents(root, [
@@ -60,6 +60,25 @@ async function buildLiveRoot(ctx: SandboxContext, root: string): Promise<void> {
     codex,
   );
   await opencodeHome(root, { projectName: 'Legacy Prototype', mode: 'chat' }, opencode, true);
+  // A deleted project whose agent outlived its session and still writes its rollout: dead, but a
+  // live process holds it (the demo starts one on the file this builder answers), so only
+  // stopping that process frees its bytes.
+  const runaway = path.join(
+    await codexHome(
+      root,
+      { projectName: 'Checkout Rewrite', mode: 'task', task: { number: 9, title: 'Retry payments' } },
+      codex,
+    ),
+    'sessions',
+    '2026',
+    '11',
+    '27',
+    'rollout-2026-11-27T11-00-00-runaway.jsonl',
+  );
+  await put(
+    runaway,
+    '{"type":"event_msg","payload":{"type":"agent_message","message":"retrying the build"}}\n'.repeat(16_384),
+  );
   // Same 30-byte slug as the running Acme Platform Services Backend Tools: kept with it.
   await codexHome(root, { projectName: 'Acme Platform Services Backend Team', mode: 'chat' }, codex);
   // Billing API is registered and idle: one home exported, one not, one failed start.
@@ -88,6 +107,7 @@ async function buildLiveRoot(ctx: SandboxContext, root: string): Promise<void> {
   await put(path.join(unexported, 'session-state', 's-41', 'events.jsonl'), '{"type":"message","text":"half done"}\n');
   await age(unexported, afterLog);
   await age(failed, afterLog);
+  return runaway;
 }
 
 async function buildCrashedRoot(ctx: SandboxContext, root: string): Promise<void> {

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/core/types.js';
+import { whose } from '../../src/safety/processes/user-names.js';
+import { CLI, collect, runCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/processes.js';
+import { tempDir } from '../helpers/temp.js';
+
+const HOLDER = 'agent-janitor demo: a runaway agent writing into dead scratch';
+const LIVE = /^Live process (\d+) writes into (.+) until the demo ends$/m;
+
+/** The pids of the processes that have `file` open, from every /proc/<pid>/fd. */
+function openedBy(file: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    const targets = fds.map((fd) => {
+      try {
+        return readlinkSync(`/proc/${entry}/fd/${fd}`);
+      } catch {
+        return null;
+      }
+    });
+    if (targets.includes(file)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Whether `pid` runs: a zombie (exited, not yet reaped by whoever inherited it) does not. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** "1.4 MiB" from a summary line, which must be more than nothing. */
+function nonZero(text: string | undefined): string {
+  expect(text).toBeDefined();
+  expect(text).not.toBe('0 B');
+  return text as string;
+}
+
+describe('agent-janitor demo', () => {
+  it('shows what it would reclaim and what a live process holds, in both passes and report.md; the holder is gone after it', async () => {
+    const sandbox = path.join(tempDir('aj-demo-'), 'sandbox');
+
+    const result = await runCli(['demo', '--dir', sandbox], { timeoutMs: 150_000 });
+
+    expect(result.code, result.stderr).toBe(0);
+    const live = LIVE.exec(result.stdout);
+    expect(live, result.stdout).not.toBeNull();
+    const pid = Number(live?.[1]);
+    const file = live?.[2] as string;
+    const [, dry, real] = result.stdout.split(/^== (?:report-only|real) pass ==$/m);
+    nonZero(/^agent-janitor \(report only\): would reclaim (.+) \([\d,]+ items?\)$/m.exec(dry ?? '')?.[1]);
+    nonZero(/^agent-janitor: reclaimed (.+) \([\d,]+ deleted\)$/m.exec(real ?? '')?.[1]);
+    for (const summary of [dry, real])
+      nonZero(/^ {2}held by live processes: (.+) \(1 item refused in-use\)$/m.exec(summary ?? '')?.[1]);
+
+    // The real pass's report: the held item is refused in-use, naming the holder, and still there.
+    const report = JSON.parse(readFileSync(path.join(sandbox, 'report', 'report.json'), 'utf8')) as Report;
+    const held = report.items.filter((item) => item.verdict === 'refused' && item.reason === 'in-use');
+    expect(held.map((item) => item.path)).toEqual([file.split('/sessions/')[0]]);
+    const item = held[0] as Report['items'][number];
+    expect(existsSync(file)).toBe(true);
+    const size = nonZero(/only stopping it frees its (.+)$/.exec(item.detail)?.[1]);
+    const user = whose(process.geteuid?.() ?? 0);
+    expect(item.detail).toBe(
+      `process ${pid} (${HOLDER}, run by ${user}) has its working directory, root, an open file or a mapping inside; only stopping it frees its ${size}`,
+    );
+    const markdown = readFileSync(path.join(sandbox, 'report', 'report.md'), 'utf8');
+    expect(markdown).toContain(`| watchfire | session-home | ${item.path} | ${size} | in-use | ${item.detail} |\n`);
+    expect(markdown).toMatch(new RegExp(`^\\| watchfire \\| [^|]+ \\| \\d+ \\| ${size.replace('.', '\\.')} \\|$`, 'm'));
+
+    // No holder outlives the demo.
+    expect(running(pid)).toBe(false);
+    expect(openedBy(file)).toEqual([]);
+  }, 180_000);
+
+  it('leaves no holder behind when it is killed while the holder runs', async () => {
+    const sandbox = path.join(tempDir('aj-demo-killed-'), 'sandbox');
+    const demo = spawn(process.execPath, [CLI, 'demo', '--dir', sandbox], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const done = collect(demo, 150_000);
+    let stdout = '';
+    demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await waitFor(() => LIVE.test(stdout) || demo.exitCode !== null, 120_000);
+    const live = LIVE.exec(stdout);
+    expect(live, stdout).not.toBeNull();
+    const pid = Number(live?.[1]);
+    const file = live?.[2] as string;
+    expect(running(pid)).toBe(true);
+    expect(openedBy(file)).toEqual([pid]);
+
+    try {
+      demo.kill('SIGKILL');
+      expect((await done).signal).toBe('SIGKILL');
+
+      // Its stdin, a pipe only the demo held, is closed by the kernel: the holder exits at once.
+      await waitFor(() => !running(pid), 5_000);
+      expect(openedBy(file)).toEqual([]);
+    } finally {
+      if (running(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 180_000);
+});
