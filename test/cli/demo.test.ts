@@ -82,6 +82,25 @@ describe('agent-janitor demo', () => {
     expect(markdown).toContain(`| watchfire | session-home | ${item.path} | ${size} | in-use | ${item.detail} |\n`);
     expect(markdown).toMatch(new RegExp(`^\\| watchfire \\| [^|]+ \\| \\d+ \\| ${size.replace('.', '\\.')} \\|$`, 'm'));
 
+    // The example README.md and docs/operations.md show is this row, from a demo in /tmp/demo.
+    const shape = (row: string, where: string, holder: number, bytes: string, by: string) =>
+      row
+        .replaceAll(where, '<sandbox>')
+        .replace(`process ${holder} (`, 'process <pid> (')
+        .replaceAll(`| ${bytes} |`, '| <size> |')
+        .replace(`frees its ${bytes} |`, 'frees its <size> |')
+        .replace(`, run by ${by})`, ', run by <user>)');
+    const row = `| watchfire | session-home | ${item.path} | ${size} | in-use | ${item.detail} |`;
+    for (const doc of ['README.md', 'docs/operations.md']) {
+      const text = readFileSync(new URL(`../../${doc}`, import.meta.url), 'utf8');
+      const shown = text.split('\n').find((line) => line.includes('| in-use | process '));
+      expect(shown, doc).toBeDefined();
+      const [, pidShown, sizeShown] = /process (\d+) .* frees its (.+) \|$/.exec(shown as string) ?? [];
+      expect(shape((shown as string).trim(), '/tmp/demo', Number(pidShown), sizeShown as string, 'root'), doc).toBe(
+        shape(row, sandbox, pid, size, user),
+      );
+    }
+
     // No holder outlives the demo.
     expect(running(pid)).toBe(false);
     expect(openedBy(file)).toEqual([]);
