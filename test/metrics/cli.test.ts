@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -9,7 +9,11 @@ import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { holdRunLock } from '../helpers/lock-holder.js';
 import { tempDir } from '../helpers/temp.js';
-import { type Sample, parseExposition, scrape } from './exposition.js';
+import { type Sample, parseExposition, sampleValue, scrape } from './exposition.js';
+import { backdate, put } from '../helpers/fs-fixtures.js';
+import { itemAt } from '../helpers/pass.js';
+import { spawnLiving, waitFor } from '../helpers/processes.js';
+import { machine, makeHome, project, writeProjects } from '../watchfire/fixture.js';
 import { promtool, startNodeExporter, startPushgateway } from './servers.js';
 
 const DAY = 86_400_000;
@@ -161,6 +165,73 @@ describe("run --metrics-file through the CLI, over every provider's sandbox", ()
         .every((sample) => sample.value === 0),
     ).toBe(true);
   }, 180_000);
+});
+
+/** What `pid` has open, from /proc/<pid>/fd. */
+function openFiles(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+describe('agent_janitor_held_bytes through the textfile collector', () => {
+  it('serves the bytes of a dead home a live child process holds open, beside what a deleting pass would free', async () => {
+    const m = machine();
+    writeProjects(m, [project('Storefront')]);
+    // Two homes of a deleted project: one dead and idle, one a live process still writes into.
+    const dead = makeHome(m, 'codex', 'retired-project:chat');
+    const held = makeHome(m, 'codex', 'runaway-project:chat');
+    const rollout = put(path.join(held, 'sessions', 'rollout-runaway.jsonl'), '{"type":"event_msg"}\n'.repeat(16_384));
+    backdate(m.dir, new Date(Date.now() - 3 * DAY));
+    const holder = spawnLiving('sh', ['-c', 'exec 3>>"$1"; exec sleep 600', 'sh', rollout]);
+    await waitFor(() => openFiles(holder.pid as number).includes(rollout));
+    const textDir = path.join(m.runDir, 'textfile');
+    const textfile = path.join(textDir, 'agent_janitor.prom');
+
+    const result = await runCli([
+      'run',
+      '--report-only',
+      '--json',
+      '--only',
+      'watchfire',
+      '--home',
+      m.home,
+      '--report-dir',
+      m.reportDir,
+      '--metrics-file',
+      textfile,
+    ]);
+
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    const heldItem = itemAt(report, held);
+    expect(heldItem).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(heldItem.detail).toContain(`process ${holder.pid} (sleep 600, run by `);
+    expect(heldItem.bytes).toBeGreaterThan(16_384 * 20);
+    const deadItem = itemAt(report, dead);
+    expect(deadItem).toMatchObject({ verdict: 'would-delete', reason: 'project-deleted' });
+
+    const exporter = await startNodeExporter(textDir);
+    const samples = await scrape(`${exporter.url}/metrics`);
+    const served = (name: string) => sampleValue(samples, name, { provider: 'watchfire', kind: 'session-home' });
+    expect(served('agent_janitor_held_bytes')).toBe(heldItem.bytes);
+    expect(served('agent_janitor_reclaimable_bytes')).toBe(deadItem.bytes);
+    expect(
+      sampleValue(samples, 'agent_janitor_refused_items', {
+        provider: 'watchfire',
+        kind: 'session-home',
+        reason: 'in-use',
+      }),
+    ).toBe(1);
+  });
 });
 
 describe('run --metrics-file when the pass cannot run', () => {
