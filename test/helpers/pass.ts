@@ -39,7 +39,9 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
   // Every pass a test runs holds its judges to the reason table (docs/reasons.md lists exactly it).
   const unknown = result.report.items.filter((item) => !(item.reason in REASONS));
   if (unknown.length > 0)
-    throw new Error(`reasons in no provider's table: ${unknown.map((item) => `${item.reason} (${item.path})`).join(', ')}`);
+    throw new Error(
+      `reasons in no provider's table: ${unknown.map((item) => `${item.reason} (${item.path})`).join(', ')}`,
+    );
   return result;
 }
 

@@ -13,7 +13,7 @@ import { type Sample, parseExposition, sampleValue, scrape } from './exposition.
 import { backdate, put } from '../helpers/fs-fixtures.js';
 import { itemAt } from '../helpers/pass.js';
 import { spawnLiving, waitFor } from '../helpers/processes.js';
-import { machine, makeHome, project, writeProjects } from '../watchfire/fixture.js';
+import { machine, makeHome, project, writeProjects } from '../providers/watchfire/fixture.js';
 import { promtool, startNodeExporter, startPushgateway } from './servers.js';
 
 const DAY = 86_400_000;
