@@ -1,6 +1,9 @@
+import type { Logger } from 'pino';
 import { loadConfig, type ConfigOverrides } from '../config/load.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import type { ConfigArgs } from './options.js';
+import type { PassOptions } from '../core/pass.js';
+import { PROVIDERS } from '../providers/registry.js';
+import type { ConfigArgs, RunArgs } from './options.js';
 
 /** The effective config: the file (or built-in defaults) with the command line's overrides. */
 export async function configFromArgs(args: Partial<ConfigArgs>): Promise<EffectiveConfig> {
@@ -11,4 +14,20 @@ export async function configFromArgs(args: Partial<ConfigArgs>): Promise<Effecti
   if (args['metrics-file'] !== undefined) overrides.metricsFile = args['metrics-file'];
   if (args.pushgateway !== undefined) overrides.pushgateway = args.pushgateway;
   return loadConfig({ file: args.config, env: process.env, overrides });
+}
+
+/** What a pass of `run` or `serve` is given: every provider, and what the command line chose. */
+export function passOptionsFrom(
+  args: Pick<RunArgs, 'only' | 'report-only'>,
+  config: EffectiveConfig,
+  log: Logger,
+): PassOptions {
+  return {
+    config,
+    providers: PROVIDERS,
+    only: args.only,
+    reportOnly: Boolean(args['report-only']),
+    log,
+    env: process.env,
+  };
 }

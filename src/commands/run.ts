@@ -1,10 +1,9 @@
-import { PROVIDERS } from '../providers/registry.js';
 import { meteredPass } from './metered-pass.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger, itemLogLevel } from './logger.js';
 import { LOG_LEVEL, type RunArgs } from './options.js';
-import { configFromArgs } from './pass-config.js';
+import { configFromArgs, passOptionsFrom } from './pass-config.js';
 
 /** `agent-janitor run`: one pass, its metrics (textfile, Pushgateway), then the exit code of the contract. */
 export async function runCommand(args: RunArgs): Promise<number> {
@@ -15,12 +14,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
   let pass: Awaited<ReturnType<typeof meteredPass>>;
   try {
     pass = await meteredPass({
-      config,
-      providers: PROVIDERS,
-      only: args.only,
-      reportOnly: Boolean(args['report-only']),
-      log,
-      env: process.env,
+      ...passOptionsFrom(args, config, log),
       itemLogLevel: itemLogLevel(),
       ...(progress ? { progress } : {}),
     });

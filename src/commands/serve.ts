@@ -1,11 +1,10 @@
-import { PROVIDERS } from '../providers/registry.js';
 import { parseListen } from '../serve/listen.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
 import { meteredPass } from './metered-pass.js';
 import { LOG_LEVEL, type ServeArgs } from './options.js';
 import { rejectOverlaps } from './overlaps.js';
-import { configFromArgs } from './pass-config.js';
+import { configFromArgs, passOptionsFrom } from './pass-config.js';
 
 /**
  * `agent-janitor serve`: passes on the config's schedule and an HTTP server, until SIGTERM or
@@ -21,14 +20,7 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
   await rejectOverlaps(config);
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.serve);
   await serveUntilSignal({
-    pass: {
-      config,
-      providers: PROVIDERS,
-      only: args.only,
-      reportOnly: Boolean(args['report-only']),
-      log,
-      env: process.env,
-    },
+    pass: passOptionsFrom(args, config, log),
     runPass: meteredPass,
     listen,
     schedule: config.serve.schedule,

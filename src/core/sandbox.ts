@@ -1,3 +1,7 @@
+import path from 'node:path';
+import { readdirOrEmpty } from '../safety/fs/list.js';
+import { lutimes } from '../safety/fs/write.js';
+
 /**
  * Each provider contributes a sandbox builder: it lays out its tool's real on-disk state, in every
  * state its rule distinguishes, under `home` (and anywhere else inside `root`). The builders import
@@ -26,4 +30,14 @@ export interface SandboxExtras {
    * ends. A builder only names them, so a test that lays out its sandbox starts no process.
    */
   heldOpen?: string[];
+}
+
+/** Sets the mtime of a tree to `when` (children first, links themselves), so the demo's minAge lets it go. */
+export async function backdateTree(root: string, when: Date): Promise<void> {
+  for (const entry of await readdirOrEmpty(root)) {
+    const full = path.join(root, entry.name);
+    if (entry.isDirectory()) await backdateTree(full, when);
+    else await lutimes(full, when, when);
+  }
+  await lutimes(root, when, when);
 }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { git } from '../../git/git.js';
-import { lutimes, mkdir, writeFile } from '../../safety/fs/write.js';
-import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { mkdir, writeFile } from '../../safety/fs/write.js';
 
 // Sandboxes commit as a made-up person, never as whoever runs the demo.
 const IDENTITY = {
@@ -39,14 +38,4 @@ export async function sandboxCommit(worktree: string, file: string, content: str
   await sandboxGit(worktree, 'add', file);
   await sandboxGit(worktree, 'commit', '-q', '-m', message);
   return (await sandboxGit(worktree, 'rev-parse', 'HEAD')).trim();
-}
-
-/** Sets the mtime of a tree and everything in it (links themselves, never their targets). */
-export async function backdateTree(root: string, when: Date): Promise<void> {
-  for (const entry of await readdirOrEmpty(root)) {
-    const full = path.join(root, entry.name);
-    if (entry.isDirectory()) await backdateTree(full, when);
-    else await lutimes(full, when, when);
-  }
-  await lutimes(root, when, when);
 }

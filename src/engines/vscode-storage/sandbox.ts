@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { git } from '../../git/git.js';
-import { appendFile, mkdir, utimes, writeFile } from '../../safety/fs/write.js';
-import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { appendFile, mkdir, writeFile } from '../../safety/fs/write.js';
 import { openSqlite } from '../../util/sqlite.js';
 
 /**
@@ -61,17 +60,6 @@ export async function demoShadowRepo(folder: string, spec: DemoRepo): Promise<st
     await git(['commit', '-q', '--allow-empty', '--no-verify', '-m', subject], { cwd: folder, env });
   }
   return folder;
-}
-
-/** Sets the mtime of a tree to `when` (children first), so that the demo's minAge lets it go. */
-export async function backdateTree(target: string, when: Date): Promise<void> {
-  for (const entry of await readdirOrEmpty(target)) {
-    const child = path.join(target, entry.name);
-    if (entry.isSymbolicLink()) continue;
-    if (entry.isDirectory()) await backdateTree(child, when);
-    else await utimes(child, when, when);
-  }
-  await utimes(target, when, when).catch(() => undefined);
 }
 
 export async function writeJson(file: string, value: unknown): Promise<void> {

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
 import { mkdir, writeFile } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
-import { backdateTree, demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';
+import { demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';
 import { CLINE_EXTENSION, CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './layout.js';
 import { openSqlite } from '../../util/sqlite.js';
 

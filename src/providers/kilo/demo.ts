@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
 import { git } from '../../git/git.js';
-import { mkdir, utimes, writeFile } from '../../safety/fs/write.js';
-import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { mkdir, writeFile } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
 import { materializePin, sha1hex } from './layout.js';
 import { openSqlite } from '../../util/sqlite.js';
@@ -89,7 +88,7 @@ export const kiloSandbox: SandboxBuilder = {
 
     await kiloDatabase(path.join(data, 'kilo.db'), projectId, repo, serverMade);
     for (const folder of [...built, path.join(repo, '.kilo'), path.join(data, 'snapshot')])
-      await backdate(folder, ctx.old);
+      await backdateTree(folder, ctx.old);
 
     // A live Kilo process holds this repository's lock right now.
     const lock = path.join(
@@ -191,15 +190,4 @@ async function kiloDatabase(file: string, projectId: string, repo: string, serve
 async function mkdirp(dir: string, mode?: number): Promise<string> {
   await mkdir(dir, mode);
   return dir;
-}
-
-/** Sets the mtime of a tree to `when` (children first), so the demo's minAge lets it go. */
-async function backdate(target: string, when: Date): Promise<void> {
-  for (const entry of await readdirOrEmpty(target)) {
-    const child = path.join(target, entry.name);
-    if (entry.isSymbolicLink()) continue;
-    if (entry.isDirectory()) await backdate(child, when);
-    else await utimes(child, when, when);
-  }
-  await utimes(target, when, when).catch(() => undefined);
 }

@@ -1,14 +1,8 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
 import { mkdir } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
-import {
-  backdateTree,
-  sandboxCommit,
-  sandboxGit,
-  sandboxRepo,
-  writeSandboxFile,
-} from '../../engines/git-worktree/sandbox.js';
+import { sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 import { NEWEST_KNOWN_SCHEMA } from './state.js';
 import { openSqlite } from '../../util/sqlite.js';
 

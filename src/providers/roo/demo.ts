@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
 import { mkdir, writeFile } from '../../safety/fs/write.js';
-import { backdateTree, demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';
+import { demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';
 import { KILO_LEGACY, ROO, type RooExtension } from './layout.js';
 
 /**

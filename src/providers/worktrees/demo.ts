@@ -1,13 +1,7 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext, type SandboxExtras } from '../../core/sandbox.js';
 import { lutimes } from '../../safety/fs/write.js';
-import {
-  backdateTree,
-  sandboxCommit,
-  sandboxGit,
-  sandboxRepo,
-  writeSandboxFile,
-} from '../../engines/git-worktree/sandbox.js';
+import { sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 
 const DAY = 86_400_000;
 

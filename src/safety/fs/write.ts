@@ -15,8 +15,6 @@ export const writeFile = (p: string, data: string | Uint8Array, flag = 'w', mode
   namedAsync(p, (at) => fsp.writeFile(at, data, { flag, mode }));
 export const appendFile = (p: string, data: string): Promise<void> =>
   namedAsync(p, (at) => fsp.appendFile(at, data, { mode: 0o644 }));
-export const utimes = (p: string, atime: Date, mtime: Date): Promise<void> =>
-  namedAsync(p, (at) => fsp.utimes(at, atime, mtime));
 /** For sandboxes and fixtures: make a link, and age a link itself rather than its target. */
 export const symlink = (target: string, p: string): Promise<void> =>
   namedAsync(p, (at) => fsp.symlink(encodeText(target), at));
