@@ -112,9 +112,18 @@ describe.runIf(bench)('a pass killed between its renames is finished by the next
       relative(path.join(fleet.home, 'projects', 'webshop', '.git', 'worktrees', '101')),
       relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktree-config', '101')),
     ];
+    // The executor runs up to GIT_CONCURRENCY `git worktree remove`s at once, so the kill may catch
+    // another Owl worktree of the same round mid-removal too: its remains (an admin entry left by
+    // a git killed before it got there) wait the same way, a stale entry the next passes see.
+    const sameRound = [
+      relative(path.join(fleet.home, 'projects', 'webshop', '.git', 'worktrees')),
+      relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktrees')),
+    ];
     const gap: KnownGap = {
-      why: 'a half-removed worktree stays',
-      explains: (key) => remains.some((r) => key === r || key.startsWith(`${r}${path.sep}`)),
+      why: 'a half-removed worktree stays, with any other of its round that git was removing',
+      explains: (key) =>
+        remains.some((r) => key === r || key.startsWith(`${r}${path.sep}`)) ||
+        sameRound.some((folder) => key.startsWith(`${folder}${path.sep}`)),
     };
     const outcome = await crashAndRecover(
       bench,
