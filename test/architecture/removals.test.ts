@@ -137,6 +137,11 @@ describe('only the executor removes or renames', () => {
       "spawn('rm', ['-rf', target]);",
       "execFileSync('mv', [a, b]);",
       "import { removeWorktreeWithGit } from '../../engines/git-worktree/git-remove.js';",
+      "await runGit(['gc', '--prune=now'], { cwd: repo });",
+      "await runGit(['-C', repo, 'prune']);",
+      "await runGit(['repack', '-a', '-d']);",
+      "await git(['clean', '-fdx']);",
+      "await runGit(['reflog', 'expire', '--all']);",
     ])
       expect(caught(text).length, text).toBeGreaterThan(0);
     for (const text of [

@@ -40,6 +40,12 @@ const GIT_DELETES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['tag', ['-d', '--delete']],
 ];
 
+/**
+ * git commands that delete objects or files on their own (a repository's garbage, its reflog, its
+ * untracked files): never run in a live repository, whose checkpoint trees are unreachable by design.
+ */
+const GIT_WHOLE_DELETES = new Set(['gc', 'prune', 'repack', 'clean']);
+
 /** Programs that remove or rename, started as a child. */
 const REMOVING_PROGRAMS = new Set(['rm', 'rmdir', 'unlink', 'mv']);
 const CHILD_STARTERS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync']);
@@ -86,6 +92,11 @@ export function removalPaths(file: string, text = readFileSync(path.join(SRC, fi
         for (const [command, deleting] of GIT_DELETES)
           if (words[k] === command && deleting.includes(words[k + 1] as string))
             add(`runs git ${command} ${words[k + 1]}`);
+      words.forEach((word, k) => {
+        if (word !== null && GIT_WHOLE_DELETES.has(word) && words[k - 1] !== 'worktree') add(`runs git ${word}`);
+        if (word === 'reflog' && ['expire', 'delete'].includes(words[k + 1] as string))
+          add(`runs git reflog ${words[k + 1]}`);
+      });
     } else if (ts.isCallExpression(node)) {
       const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
       const first = node.arguments[0];
