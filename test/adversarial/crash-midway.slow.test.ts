@@ -113,11 +113,12 @@ describe.runIf(bench)('a pass killed between its renames is finished by the next
       relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktree-config', '101')),
     ];
     // The executor runs up to GIT_CONCURRENCY `git worktree remove`s at once, so the kill may catch
-    // another Owl worktree of the same round mid-removal too: its remains (an admin entry left by
-    // a git killed before it got there) wait the same way, a stale entry the next passes see.
+    // another Owl worktree of the same round mid-removal too: its remains (what git had not yet
+    // removed, its admin entry, its worktree-config folder) wait the same way.
     const sameRound = [
       relative(path.join(fleet.home, 'projects', 'webshop', '.git', 'worktrees')),
       relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktrees')),
+      relative(path.join(fleet.home, '.local', 'share', 'coding-owl', 'worktree-config')),
     ];
     const gap: KnownGap = {
       why: 'a half-removed worktree stays, with any other of its round that git was removing',
