@@ -47,4 +47,9 @@ export interface BuiltInSet {
   tool: string;
   roots: readonly string[];
   idleAfter: string;
+  /**
+   * The built-in set it comes right before in the merged order (which decides which set keeps a
+   * root two tools' states name): a tool's set that moved into its own provider keeps its place.
+   */
+  before?: string;
 }

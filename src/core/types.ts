@@ -19,7 +19,8 @@ export type ItemKind =
   | 'worktree-admin'
   | 'quarantine'
   | 'job'
-  | 'task-folder';
+  | 'task-folder'
+  | 'task-output';
 
 export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
 export const VERDICTS: readonly Verdict[] = ['deleted', 'would-delete', 'kept', 'refused', 'unfinished', 'failed'];

@@ -32,6 +32,7 @@ const DEFAULTS = {
     worktrees: { enabled: true, sets: [] },
     cline: { enabled: true },
     roo: { enabled: true, extensions: ['roo', 'kilo'] },
+    'claude-code': { enabled: true },
   },
 };
 
@@ -82,6 +83,7 @@ describe('the config schema: defaults', () => {
         worktrees: { enabled: false, sets: [{ name: 'x', roots: ['/x/*'], idleAfter: '2d', enabled: false }] },
         cline: { userDataDir: '/u', dataDir: ['/d'] },
         roo: { extensions: ['kilo'], userDataDir: ['/u'] },
+        'claude-code': { tmpDir: '/scratch' },
       },
     };
     expect(await accepted(given)).toStrictEqual({
@@ -93,6 +95,7 @@ describe('the config schema: defaults', () => {
         worktrees: given.providers.worktrees,
         cline: { enabled: true, userDataDir: ['/u'], dataDir: ['/d'] },
         roo: { enabled: true, extensions: ['kilo'], userDataDir: ['/u'] },
+        'claude-code': { enabled: true, tmpDir: ['/scratch'] },
       },
     });
   });

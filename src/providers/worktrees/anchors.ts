@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
-import { claudeProjectRepos } from './claude-projects.js';
 import type { RootStart } from './roots.js';
 
 /** A root's fixed part (a literal folder, or a pattern where the homes are) and the glob below it. */
@@ -29,7 +28,6 @@ export const OWN_ANCHORS: readonly Anchor[] = [
     folders: (ctx) =>
       ctx.homes.map((home) => ({ folder: codexHome(home, ctx.env), basis: { home: path.resolve(home) } })),
   },
-  { name: 'claude-projects', fromState: (ctx) => claudeProjects(ctx) },
 ];
 
 function anchorNamed(ctx: SetContext, name: string): Anchor | undefined {
@@ -85,22 +83,4 @@ export class StateAnchors {
     }
     return found;
   }
-}
-
-/** The repositories every home's `.claude.json` names; one two homes name is the first home's. */
-async function claudeProjects(ctx: SetContext): Promise<StateFolders> {
-  const all: StateFolders = { repos: [], problems: [], warnings: [] };
-  const seen = new Set<string>();
-  for (const home of ctx.homes) {
-    const found = await claudeProjectRepos(home, ctx.env);
-    // A repository two homes' states name is judged as the first home's (its own check refuses another's).
-    for (const repo of found.repos) {
-      if (seen.has(repo.path)) continue;
-      seen.add(repo.path);
-      all.repos.push(repo);
-    }
-    all.problems.push(...found.problems);
-    all.warnings?.push(...(found.warnings ?? []));
-  }
-  return all;
 }

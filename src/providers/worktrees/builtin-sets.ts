@@ -10,14 +10,6 @@ import type { BuiltInSet } from '../../core/contributions.js';
 export const OWN_SETS: readonly BuiltInSet[] = [
   // The Codex app: `$CODEX_HOME/worktrees/<4-hex id>/<repo>`, detached HEAD.
   { name: 'codex', tool: 'Codex', roots: ['{codex-home}/worktrees/*'], idleAfter: '7d' },
-  // `claude --worktree`, subagents and the desktop app: `<repo>/.claude/worktrees/<name>`;
-  // older parallel sessions: `~/.claude-worktrees/<repo>/<name>`.
-  {
-    name: 'claude-code',
-    tool: 'Claude Code',
-    roots: ['{claude-projects}/.claude/worktrees', '~/.claude-worktrees/*'],
-    idleAfter: '3d',
-  },
   // `~/.claude-squad/worktrees/<branch>_<hex>`; the default branch prefix `<user>/` adds a level.
   {
     name: 'claude-squad',

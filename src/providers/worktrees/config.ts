@@ -46,10 +46,28 @@ const DEFAULT_IDLE_AFTER = '3d';
  * sets for its tool, in the registry's order. The order decides which set keeps a root that a
  * tool's state names for two of them.
  */
-export const builtInSets = (registry: readonly Provider[]): BuiltInSet[] => [
-  ...registry.filter((provider) => provider.name === 'worktrees').flatMap((provider) => provider.worktreeSets ?? []),
-  ...registry.filter((provider) => provider.name !== 'worktrees').flatMap((provider) => provider.worktreeSets ?? []),
-];
+export function builtInSets(registry: readonly Provider[]): BuiltInSet[] {
+  const sets = [
+    ...registry.filter((provider) => provider.name === 'worktrees').flatMap((provider) => provider.worktreeSets ?? []),
+    ...registry.filter((provider) => provider.name !== 'worktrees').flatMap((provider) => provider.worktreeSets ?? []),
+  ];
+  // A set that names the set it comes before takes that place, once that set is placed itself.
+  const placed = sets.filter((set) => set.before === undefined || !sets.some((other) => other.name === set.before));
+  let waiting = sets.filter((set) => !placed.includes(set));
+  while (waiting.length > 0) {
+    const ready = waiting.filter((set) => placed.some((other) => other.name === set.before));
+    // Sets that name each other in a ring keep the registry's order, at the end.
+    if (ready.length === 0) return [...placed, ...waiting];
+    for (const set of ready)
+      placed.splice(
+        placed.findIndex((other) => other.name === set.before),
+        0,
+        set,
+      );
+    waiting = waiting.filter((set) => !ready.includes(set));
+  }
+  return placed;
+}
 
 /**
  * The section as the file gave it, completed: the built-in sets merged with the configured ones

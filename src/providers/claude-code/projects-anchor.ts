@@ -4,7 +4,7 @@ import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readStateFile } from '../../safety/fs/read.js';
 import { locate } from '../../safety/owners/locations.js';
 import { readWorktreeLink } from '../../engines/git-worktree/link.js';
-import type { StateFolders } from '../../core/contributions.js';
+import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
 import { ownedBy } from '../../safety/owners/owned-by.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
@@ -14,12 +14,36 @@ const MAX_STATE_BYTES = 256 * 1024 * 1024;
 const RETRY_AFTER_MS = 250;
 
 /**
+ * `{claude-projects}`: the repositories of Claude Code's projects, where `claude --worktree` and
+ * subagents make `<repo>/.claude/worktrees/<name>`.
+ */
+export const CLAUDE_ANCHORS: readonly Anchor[] = [{ name: 'claude-projects', fromState: (ctx) => claudeProjects(ctx) }];
+
+/** The repositories every home's `.claude.json` names; one two homes name is the first home's. */
+async function claudeProjects(ctx: SetContext): Promise<StateFolders> {
+  const all: StateFolders = { repos: [], problems: [], warnings: [] };
+  const seen = new Set<string>();
+  for (const home of ctx.homes) {
+    const found = await claudeProjectRepos(home, ctx.env);
+    // A repository two homes' states name is judged as the first home's (its own check refuses another's).
+    for (const repo of found.repos) {
+      if (seen.has(repo.path)) continue;
+      seen.add(repo.path);
+      all.repos.push(repo);
+    }
+    all.problems.push(...found.problems);
+    all.warnings?.push(...(found.warnings ?? []));
+  }
+  return all;
+}
+
+/**
  * The repositories Claude Code has worked in, from the `projects` entries of its `.claude.json`:
  * `<home>/.claude.json`, and for the current user's own home `$CLAUDE_CONFIG_DIR/.claude.json` as
  * well. A project may be a folder inside a repository or one of its linked worktrees; Claude Code
  * makes `.claude/worktrees` at the repository's top, so that is what is answered.
  */
-export async function claudeProjectRepos(home: string, env: NodeJS.ProcessEnv): Promise<StateFolders> {
+async function claudeProjectRepos(home: string, env: NodeJS.ProcessEnv): Promise<StateFolders> {
   const own = Boolean(env.HOME) && path.resolve(env.HOME as string) === path.resolve(home);
   const files = [path.join(home, '.claude.json')];
   const configDir = env.CLAUDE_CONFIG_DIR;

@@ -1,0 +1,3 @@
+import type { ReasonTable } from '../../core/reasons.js';
+
+export const CLAUDE_CODE_REASONS = {} as const satisfies ReasonTable;

@@ -1,0 +1,17 @@
+import type { BuiltInSet } from '../../core/contributions.js';
+
+/**
+ * The worktrees Claude Code makes, judged by the worktrees provider as a set of roots:
+ * `claude --worktree`, subagents and the desktop app make `<repo>/.claude/worktrees/<name>`
+ * (`{claude-projects}`: the repositories of its `.claude.json`); older parallel sessions
+ * `~/.claude-worktrees/<repo>/<name>`. It keeps its place among the built-in sets, after Codex's.
+ */
+export const CLAUDE_SETS: readonly BuiltInSet[] = [
+  {
+    name: 'claude-code',
+    tool: 'Claude Code',
+    roots: ['{claude-projects}/.claude/worktrees', '~/.claude-worktrees/*'],
+    idleAfter: '3d',
+    before: 'claude-squad',
+  },
+];
