@@ -54,10 +54,12 @@ function signsOfLife(
     const who = facts.holders
       ? nameProcesses(facts.holders, all.length)
       : `process ${all.slice(0, 5).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
+    // The owner may know more of its holder (whose session a runaway shell outlived): said after.
+    const known = candidate.judgement.reason === 'in-use' ? `; ${candidate.judgement.detail}` : '';
     return {
       verdict: 'refused',
       reason: 'in-use',
-      detail: `${who} ${facts.processesInside.length === 1 ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside; only stopping ${facts.processesInside.length === 1 ? 'it' : 'them'} frees its ${formatBytes(facts.bytes)}`,
+      detail: `${who} ${facts.processesInside.length === 1 ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside; only stopping ${facts.processesInside.length === 1 ? 'it' : 'them'} frees its ${formatBytes(facts.bytes)}${known}`,
     };
   }
   const mounted = facts.mountedElsewhere ?? [];

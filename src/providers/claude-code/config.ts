@@ -1,5 +1,6 @@
 import path from 'node:path';
 import * as z from 'zod';
+import type { EffectiveConfig } from '../../config/schema.js';
 import { enabled, pathList } from '../../config/sections.js';
 
 /** `providers.claude-code` of the config file, with its defaults. */
@@ -15,3 +16,9 @@ export const claudeCodeSection = z
       .optional(),
   })
   .prefault({});
+
+type ClaudeCodeSection = z.output<typeof claudeCodeSection>;
+
+/** This provider's section of a loaded config. */
+export const claudeCodeConfig = (config: EffectiveConfig): ClaudeCodeSection =>
+  config.providers['claude-code'] as ClaudeCodeSection;

@@ -1,3 +1,11 @@
-import type { ReasonTable } from '../../core/reasons.js';
+import { DELETES, type ReasonTable } from '../../core/reasons.js';
 
-export const CLAUDE_CODE_REASONS = {} as const satisfies ReasonTable;
+export const CLAUDE_CODE_REASONS = {
+  'session-ended': DELETES,
+  'project-folder-empty': DELETES,
+  'session-live': ['kept', 'refused'],
+  'adopted-shell-live': ['kept', 'refused'],
+  'session-process-live': ['kept', 'refused'],
+  'linked-from-live-session': ['kept', 'refused'],
+  'claude-state-reported': ['kept'],
+} as const satisfies ReasonTable;

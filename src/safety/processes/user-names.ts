@@ -10,17 +10,28 @@ export function whose(uid: number): string {
   return name === undefined ? `uid ${uid}` : `uid ${uid} (${name})`;
 }
 
+/** The home `/etc/passwd` gives a uid now (users come and go), or null when it names none. */
+export function passwdHome(uid: number): string | null {
+  return readPasswd(5).get(uid) ?? null;
+}
+
 function readNames(): Map<number, string> {
+  return readPasswd(0);
+}
+
+/** Field `field` of each uid's first line in `/etc/passwd` (0: the name, 5: the home). */
+function readPasswd(field: number): Map<number, string> {
   const found = new Map<number, string>();
   let text: string | null = null;
   try {
     text = readFileOrNullSync('/etc/passwd');
   } catch {
-    // No names to give: the uids say it all.
+    // Nothing to give: the uids say it all.
   }
   for (const line of (text ?? '').split('\n')) {
-    const [name, , uid] = line.split(':');
-    if (name && uid && /^\d+$/.test(uid) && !found.has(Number(uid))) found.set(Number(uid), name);
+    const fields = line.split(':');
+    const [uid, value] = [fields[2], fields[field]];
+    if (value && uid && /^\d+$/.test(uid) && !found.has(Number(uid))) found.set(Number(uid), value);
   }
   return found;
 }
