@@ -1,6 +1,10 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastPassRegistry } from '../../../src/outputs/metrics/last-pass.js';
+import { outcomeOfReport } from '../../../src/outputs/metrics/outcome.js';
+import { inventory } from '../../helpers/inventory.js';
+import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
 import {
   backgroundTaskScript,
@@ -12,7 +16,7 @@ import {
 import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
 import { layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
 import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
-import { killHard, waitUntil } from '../../support/real-clis/run.js';
+import { killHard, stateOf, treeOf, waitUntil } from '../../support/real-clis/run.js';
 import { cliSandbox, startOf } from '../../support/real-clis/sandbox.js';
 
 let install: CliInstall;
@@ -40,7 +44,7 @@ const pidDomain = () =>
 const PROJECT = 'My Proj.v2_x';
 
 describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
-  it('writes a background task output under $TMPDIR/claude-<uid>, and the task outlives a SIGKILL of Claude Code, still writing', async (ctx) => {
+  it('writes a background task output under $TMPDIR/claude-<uid>, whose shell outlives a SIGKILL of Claude Code, still writing: refused in-use and held until the shell ends, then reclaimed, the rest kept', async (ctx) => {
     if (!install.bin) {
       console.warn(`skipping the real Claude Code test: ${install.why}`);
       ctx.skip(install.why);
@@ -153,6 +157,74 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
     const size = statSync(running.output).size;
     await waitUntil('the orphaned task to write on', () => statSync(running.output).size > size, { timeoutMs: 10_000 });
     expect(readFileSync(running.output, 'utf8')).not.toMatch(/\[(killed|exited with code \d+)\]/);
+
+    // Another session, live, in another project: its Claude Code waits for its own background task.
+    const otherCwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'live-app'));
+    const live = await startClaudeWithBackgroundTask(cc, otherCwd, 'echo started; sleep 300', root);
+    const liveRecord = JSON.parse(readFileSync(path.join(cc.config, 'sessions', `${live.pid}.json`), 'utf8'));
+    const liveFolder = path.join(root, slugOf(otherCwd), liveRecord.sessionId);
+    const killedFolder = path.join(root, slugOf(cwd), sid);
+    const transcripts = path.join(cc.config, 'projects', slugOf(cwd));
+    expect(existsSync(path.join(transcripts, `${sid}.jsonl`))).toBe(true);
+    const keptTranscripts = inventory(transcripts);
+    const keptRecord = readFileSync(registry, 'utf8');
+    const keptLive = inventory(liveFolder);
+    // As the operator runs it: the current user's own home, whose TMPDIR Claude Code used.
+    const reconcile = () =>
+      pass({
+        dir: tempDir('aj-claude-pass-'),
+        only: ['claude-code'],
+        env: { HOME: sandbox.home, TMPDIR: sandbox.tmp },
+        config: { homes: [sandbox.home], minAge: '0s' },
+      });
+
+    // 1. The shell still writes: refused in-use, naming it and its dead Claude Code, its bytes held.
+    const first = await reconcile();
+    const held = itemAt(first.report, killedFolder);
+    expect(held).toMatchObject({ verdict: 'refused', reason: 'in-use', kind: 'task-output' });
+    expect(held.detail).toContain(`${shell} (/bin/bash -c `);
+    expect(held.detail).toContain(
+      `carries CLAUDE_CODE_SESSION_ID=${sid}, but its Claude Code (CLAUDE_PID=${running.pid}) is gone`,
+    );
+    expect(held.detail).toContain(`stopping process ${shell} frees the space`);
+    expect(held.bytes).toBeGreaterThan(0);
+    console.log(JSON.stringify(first.report.items, null, 1));
+    const heldBytes = await lastPassRegistry(outcomeOfReport(first.report, first.exitCode, ['claude-code']), null)
+      .getSingleMetric('agent_janitor_held_bytes')
+      ?.get();
+    // The live session's folder is held too: its Claude Code, its shell and the shell's sleep have files open in it.
+    const liveItem = itemAt(first.report, liveFolder);
+    expect(liveItem).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(liveItem.detail).toContain('sleep 300');
+    expect(heldBytes?.values).toContainEqual({
+      labels: { provider: 'claude-code', kind: 'task-output' },
+      value: held.bytes + liveItem.bytes,
+    });
+    expect(existsSync(running.output)).toBe(true);
+
+    // 2. The shell killed too: the dead session goes (its project folder with it); the rest stays.
+    const shellTree = treeOf(shell as number);
+    for (const pid of shellTree) process.kill(pid, 'SIGKILL');
+    await waitUntil('the orphaned shell to end', () =>
+      shellTree.every((pid) => stateOf(pid) === null || stateOf(pid) === 'Z'),
+    );
+    const second = await reconcile();
+    expect(second.exitCode).toBe(0);
+    expect(itemAt(second.report, path.dirname(killedFolder))).toMatchObject({
+      verdict: 'deleted',
+      reason: 'session-ended',
+    });
+    expect(existsSync(path.dirname(killedFolder))).toBe(false);
+    expect(itemAt(second.report, liveFolder)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(inventory(liveFolder)).toEqual(keptLive);
+    expect(inventory(transcripts)).toEqual(keptTranscripts);
+    expect(readFileSync(registry, 'utf8')).toBe(keptRecord);
+    const state = second.report.items.find((item) => item.reason === 'claude-state-reported');
+    expect(state?.detail).toContain(
+      `1 stale registry record of sessions that did not end cleanly: ${running.pid}.json (pid ${running.pid} is gone)`,
+    );
+    expect(state?.detail).toMatch(/transcripts [0-9.]+ (B|KiB|MiB) \(/);
+    await killHard(live.child);
   }, 300_000);
 
   it('honours CLAUDE_CODE_TMPDIR over TMPDIR, and on a clean end removes its registry and keeps the task output', async (ctx) => {
@@ -171,5 +243,15 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
     expect(taskOutputs(root)).toEqual([running.output]);
     expect(readFileSync(running.output, 'utf8')).toBe('finished\n\n[exited with code 0]\n');
     expect(layoutOf(path.join(cc.config, 'sessions'))).toEqual([]);
+
+    // The session ended cleanly, and the pass finds its output where CLAUDE_CODE_TMPDIR put it.
+    const { report } = await pass({
+      dir: tempDir('aj-claude-pass-'),
+      only: ['claude-code'],
+      env: { HOME: sandbox.home, TMPDIR: sandbox.tmp, CLAUDE_CODE_TMPDIR: own },
+      config: { homes: [sandbox.home], minAge: '0s' },
+    });
+    expect(itemAt(report, path.join(root, slugOf(cwd)))).toMatchObject({ verdict: 'deleted', reason: 'session-ended' });
+    expect(taskOutputs(root)).toEqual([]);
   }, 120_000);
 });

@@ -332,6 +332,37 @@ describe('claude-code: the session folders of claude-<uid> (SYSTEMS.md section 7
     expect(itemAt(real.report, path.dirname(other.folder)).verdict).toBe('deleted');
   });
 
+  it('judges again just before the delete: a session started, or a shell carrying the id, after the plan stops it', async () => {
+    const w = claudeWorld();
+    const resumed = w.session('/work/resumed');
+    const carried = w.session('/work/carried');
+    const untouched = w.session('/work/untouched');
+    const before = w.snapshot();
+    let carrier = 0;
+
+    const { report } = await w.pass({
+      // Neither touches the folders, so only the provider's own re-check can see them.
+      onPlanned: async () => {
+        w.record({ pid: process.pid, sessionId: randomUUID(), cwd: '/work/resumed' });
+        carrier = (await living('sleep', ['600'], { env: { [SESSION]: carried.sid, CLAUDE_PID: String(process.pid) } }))
+          .pid;
+      },
+    });
+
+    expect(itemAt(report, path.dirname(resumed.folder))).toMatchObject({ verdict: 'refused', reason: 'session-live' });
+    expect(itemAt(report, path.dirname(resumed.folder)).detail).toMatch(
+      /^judged again just before the delete: Claude Code is running in its project/,
+    );
+    expect(itemAt(report, path.dirname(carried.folder))).toMatchObject({
+      verdict: 'refused',
+      reason: 'session-process-live',
+    });
+    expect(itemAt(report, path.dirname(carried.folder)).detail).toContain(`process ${carrier} (sleep 600`);
+    expect(itemAt(report, path.dirname(untouched.folder)).verdict).toBe('deleted');
+    const slugOfUntouched = path.relative(w.dir, path.dirname(untouched.folder));
+    expect(w.changes(before).removed.filter((key) => !key.startsWith(slugOfUntouched))).toEqual([]);
+  });
+
   it('finishes a quarantine an interrupted pass left in a project folder', async () => {
     const w = claudeWorld();
     const left = put(
