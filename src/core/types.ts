@@ -11,7 +11,10 @@ import type { SandboxBuilder } from './sandbox.js';
 /** A provider's name, as the config's `providers` section and `--only` spell it (src/providers/registry.ts). */
 export type ProviderName = string;
 
-/** `task-folder`: an extension's per-task conversation folder, reported (never deleted) when no history names it. */
+/**
+ * `task-folder`: an extension's per-task conversation folder, reported (never deleted) when no history names it.
+ * `task-output`: Claude Code's background task output (a session folder under `claude-<uid>`).
+ */
 export type ItemKind =
   | 'session-home'
   | 'checkpoint-repo'

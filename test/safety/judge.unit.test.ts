@@ -49,6 +49,24 @@ describe('judge', () => {
     expect(judge(quarantine, future, seen, { ...deleting, minAgeMs: 0 }, NOW).reason).toBe('too-recent');
   });
 
+  it("adds an owner's own in-use detail (whose session a runaway shell outlived) after the holders it names", () => {
+    const runaway: Candidate = {
+      ...dead,
+      judgement: { decision: 'refused', reason: 'in-use', detail: 'its Claude Code (CLAUDE_PID=7) is gone' },
+    };
+    const busy = { ...healthy, processesInside: [11] };
+    expect(judge(runaway, busy, seen, deleting, NOW).detail).toMatch(
+      /^process 11 has its working directory, .*; only stopping it frees its 10 B; its Claude Code \(CLAUDE_PID=7\) is gone$/,
+    );
+    expect(judge(dead, busy, seen, deleting, NOW).detail).toMatch(/frees its 10 B$/);
+    // Held by nothing the safety engine sees: the owner's word stands alone.
+    expect(judge(runaway, healthy, seen, deleting, NOW)).toEqual({
+      verdict: 'refused',
+      reason: 'in-use',
+      detail: 'its Claude Code (CLAUDE_PID=7) is gone',
+    });
+  });
+
   it('puts signs of life before the owner: in-use, then too-recent, even for kept items', () => {
     const busy = { ...healthy, processesInside: [11, 12, 13, 14, 15, 16, 17] };
     const inUse = judge(dead, busy, seen, deleting, NOW);
