@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../core/sandbox.js';
-import { backdateTree, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext, type SandboxExtras } from '../../core/sandbox.js';
+import { writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 import { mkdir, symlink } from '../../safety/fs/write.js';
 import { ownPidDomain, processStart } from '../../safety/processes/process-start.js';
 import { rootName, slugOf } from './layout.js';
