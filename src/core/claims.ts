@@ -18,6 +18,13 @@ export interface Settled<Facts> {
   claims: Claim[];
 }
 
+/**
+ * Whether a claim is removed on its own even inside a folder another claim keeps: one of git's
+ * temporary files in a live repository. Inside a folder that is to be deleted, it goes with that
+ * folder and is judged with it.
+ */
+export const standsApart = (candidate: Candidate): boolean => candidate.kind === 'git-garbage';
+
 /** How cautious a verdict is: the most cautious claim on a folder decides for all of them. */
 const CAUTION: Record<Judgement['verdict'], number> = {
   unfinished: 3,
@@ -32,7 +39,8 @@ const CAUTION: Record<Judgement['verdict'], number> = {
  * provider reached it: a link, `..`, a bind mount), or on a folder inside another claimed one, are
  * settled together: deleting the outer folder deletes the inner one, so the most cautious verdict
  * of all of them (unfinished > refused > kept > delete) is the verdict of the outermost, which is
- * reported once and names every claim. Pure.
+ * reported once and names every claim. A file that stands apart (see standsApart) inside a folder
+ * that is not to be deleted is the one exception: it is its own item. Pure.
  */
 export function oneVerdictPerPath<Facts>(judged: ReadonlyArray<JudgedClaim<Facts>>): Settled<Facts>[] {
   const parent = judged.map((_, k) => k);
@@ -49,9 +57,14 @@ export function oneVerdictPerPath<Facts>(judged: ReadonlyArray<JudgedClaim<Facts
   });
   judged.forEach((claim, k) => {
     if (!claim.place) return;
+    const apart = standsApart(claim.candidate);
     for (const key of [claim.place.self, ...claim.place.above]) {
       const other = claimedAt.get(key);
-      if (other !== undefined) parent[find(k)] = find(other);
+      if (other === undefined) continue;
+      // A file that goes on its own, inside a folder that stays, is judged on its own.
+      if (apart && key !== claim.place.self && (judged[other] as JudgedClaim<Facts>).verdict.verdict !== 'delete')
+        continue;
+      parent[find(k)] = find(other);
     }
   });
   const groups = new Map<number, number[]>();

@@ -13,6 +13,7 @@ import {
 } from '../safety/owners/owner.js';
 import { moveToQuarantine } from '../safety/removal/quarantine.js';
 import { MountInsideError, removeTree } from '../safety/removal/remove.js';
+import { unlinkProvenFile } from '../safety/removal/unlink-file.js';
 import { lstatOrNullSync } from '../safety/fs/stat.js';
 import { renameSync } from '../safety/fs/entries.js';
 import type { InspectedFacts } from '../safety/inspect.js';
@@ -54,6 +55,8 @@ export interface ExecuteOptions {
    * proof keeps every item with an entry changed since (src/safety/since.ts).
    */
   evidenceSinceMs: number;
+  /** minAge (ms): a single file's newest write is looked at once more against it, at its last proof. */
+  minAgeMs?: number;
   /** Told as each planned deletion ends (a progress line). */
   progress?: Pick<PassProgress, 'settled'>;
   /** The level of the line logged per deletion (default info). */
@@ -132,18 +135,18 @@ interface Round {
 }
 
 /**
- * Quarantines and trees first, one after another (the remover keeps this process busy); then the
- * worktrees, a few at a time (git does the work, beside this process); then each item a provider
- * guards (under Kilo's lock, say) in a round of its own, with a look at /proc of its own, so that a
- * lock is held only while its own item goes.
+ * Quarantines, trees and single files first, one after another (the remover keeps this process
+ * busy); then the worktrees, a few at a time (git does the work, beside this process); then each
+ * item a provider guards (under Kilo's lock, say) in a round of its own, with a look at /proc of
+ * its own, so that a lock is held only while its own item goes.
  */
 function roundsOf(ordered: readonly PlannedDeletion[]): Round[] {
-  const removal = (entry: PlannedDeletion) => entry.candidate.removal ?? { type: 'tree' };
-  const trees = ordered.filter((entry) => removal(entry).type === 'tree');
+  const removal = (entry: PlannedDeletion): Removal => entry.candidate.removal ?? { type: 'tree' };
+  const here = ordered.filter((entry) => removal(entry).type !== 'git-worktree');
   return [
-    { entries: trees.filter((entry) => !removal(entry).guard), atOnce: 1 },
+    { entries: here.filter((entry) => !removal(entry).guard), atOnce: 1 },
     { entries: ordered.filter((entry) => removal(entry).type === 'git-worktree'), atOnce: GIT_CONCURRENCY },
-    ...trees.filter((entry) => removal(entry).guard).map((entry) => ({ entries: [entry], atOnce: 1 })),
+    ...here.filter((entry) => removal(entry).guard).map((entry) => ({ entries: [entry], atOnce: 1 })),
   ];
 }
 
@@ -163,10 +166,13 @@ async function stage(entry: PlannedDeletion, options: ExecuteOptions): Promise<S
   const target = candidate.path;
   const removal: Removal = candidate.removal ?? { type: 'tree' };
   const { owner, remover } = identitiesOf(entry, removal);
+  // A single file is only ever one of git's temporary files, judged as such.
+  if ((removal.type === 'file') !== (candidate.kind === 'git-garbage') || (removal.type === 'file' && !facts))
+    throw new Error(`a ${candidate.kind} item cannot be removed as a ${removal.type}`);
   const hold = (await removal.guard?.recheck({ owner, log: options.log })) ?? null;
   try {
     const renames = removal.type === 'tree' && candidate.kind !== 'quarantine';
-    if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null);
+    if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null, removal.type === 'file');
     if (!renames) return { ...entry, owner, remover, removal, doomed: target, renamed: false, hold };
     hold?.assert?.();
     const doomed = asOwner(remover, () => moveToQuarantine(target));
@@ -226,7 +232,7 @@ async function finish(
   try {
     try {
       const started = performance.now();
-      for (const subject of subjectsOf(entry)) {
+      for (const subject of subjectsOf(entry, options)) {
         const proof = takeLastProof(subject, options.evidenceSinceMs, processes);
         cost.entries += proof.entries;
         if (proof.stop) throw new RemovalStopped('refused', proof.stop.reason, proof.stop.detail);
@@ -259,8 +265,8 @@ async function finish(
   }
 }
 
-/** The trees an item's removal takes away: the tree itself, and a worktree's admin entry. */
-function subjectsOf(entry: Staged): ProofSubject[] {
+/** The trees an item's removal takes away: the tree itself (or the single file), and a worktree's admin entry. */
+function subjectsOf(entry: Staged, options: ExecuteOptions): ProofSubject[] {
   const ownerUid = entry.facts?.path.uid ?? null;
   const own: ProofSubject = {
     tree: entry.doomed,
@@ -269,6 +275,14 @@ function subjectsOf(entry: Staged): ProofSubject[] {
     ownerUid,
     earlier: entry.inodes ?? null,
   };
+  if (entry.removal.type === 'file')
+    return [
+      {
+        ...own,
+        repository: entry.removal.repository,
+        ...(options.minAgeMs === undefined ? {} : { writtenBeforeMs: Date.now() - options.minAgeMs }),
+      },
+    ];
   if (entry.removal.type !== 'git-worktree') return [own];
   const { adminDir } = entry.removal;
   return [own, { tree: adminDir, judgedAt: adminDir, renamed: false, ownerUid }];
@@ -284,6 +298,12 @@ async function remove(entry: Staged, processes: ProcessTable | null, options: Ex
       const note = removeAlso(extra, entry, processes, options);
       if (note) notes.push(note);
     }
+  } else if (removal.type === 'file') {
+    const { facts, candidate } = entry;
+    if (!facts) throw new Error(`${entry.doomed} was not inspected, so it cannot be proven the file judged`);
+    const root = candidate.root ?? path.dirname(entry.doomed);
+    const expected = { dev: facts.path.dev, ino: facts.path.ino, sinceMs: options.evidenceSinceMs };
+    unlinkProvenFile(root, entry.doomed, expected, entry.remover);
   } else removeTreeAs(entry.doomed, entry.owner, entry.remover);
   const note = await entry.hold?.afterRemoval?.();
   if (note) notes.push(note);
@@ -374,14 +394,15 @@ function asStop(err: unknown): RemovalStopped | null {
 }
 
 /**
- * The folder judged must be the folder deleted: a swap (for a link, say) after the plan stops it.
- * Before a rename, its own ctime is proven too (`sinceMs`): the rename is about to change it.
+ * The folder (or single file) judged must be the one deleted: a swap (for a link, say) after the
+ * plan stops it. Before a rename, its own ctime is proven too (`sinceMs`): the rename is about to
+ * change it.
  */
-function assertUnchanged(target: string, facts: InspectedFacts, sinceMs: number | null): void {
+function assertUnchanged(target: string, facts: InspectedFacts, sinceMs: number | null, isFile: boolean): void {
   const changed = (detail: string) => new RemovalStopped('refused', 'changed-during-inspection', detail);
   const now = lstatOrNullSync(target);
   if (!now) throw changed(`${target} disappeared after it was judged`);
-  if (!now.isDirectory() || now.ino !== facts.path.ino || now.dev !== facts.path.dev)
+  if ((isFile ? !now.isFile() : !now.isDirectory()) || now.ino !== facts.path.ino || now.dev !== facts.path.dev)
     throw changed(
       `${target} was replaced after it was judged (now ${now.isSymbolicLink() ? 'a symlink' : 'another entry'})`,
     );

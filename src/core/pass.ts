@@ -15,7 +15,7 @@ import { createPlaceFinder } from '../safety/place.js';
 import { CLOCK_MARGIN_MS } from '../safety/since.js';
 import { escapedItem, escapedRoot } from './escape.js';
 import { computeTotals } from './totals.js';
-import { oneVerdictPerPath, type JudgedClaim } from './claims.js';
+import { oneVerdictPerPath, standsApart, type JudgedClaim, type Settled } from './claims.js';
 import { rejectOverlappingRoots } from './overlaps.js';
 import { errorMessage } from './errors.js';
 import { executePlan, type ExecutedDeletion, type PlannedDeletion } from './executor.js';
@@ -233,13 +233,16 @@ async function planDeletions(
   }
   const items: ReportItem[] = [];
   const deletions: PlannedDeletion[] = [];
-  for (const { primary, verdict, claims } of oneVerdictPerPath(judged)) {
+  const settled = oneVerdictPerPath(judged);
+  const apart = bytesStandingApart(settled);
+  for (const { primary, verdict, claims } of settled) {
     const { candidate, facts } = primary;
+    const own = facts?.bytes ?? 0;
     const item: ReportItem = {
       provider: candidate.provider,
       kind: candidate.kind,
       path: candidate.path,
-      bytes: facts?.bytes ?? 0,
+      bytes: primary.place ? Math.max(0, own - (apart.get(primary.place.self) ?? 0)) : own,
       verdict: verdict.verdict === 'delete' ? 'would-delete' : verdict.verdict,
       reason: verdict.reason,
       detail: verdict.detail,
@@ -252,6 +255,21 @@ async function planDeletions(
     }
   }
   return { items, deletions };
+}
+
+/**
+ * The bytes of the items reported on their own inside each folder (git's temporary files in a
+ * live repository), by the folder's place: the folder's item reports the rest, so that no byte is
+ * counted twice.
+ */
+function bytesStandingApart(settled: ReadonlyArray<Settled<InspectedFacts | null>>): Map<string, number> {
+  const below = new Map<string, number>();
+  for (const { primary, claims } of settled) {
+    if (!standsApart(primary.candidate) || claims.length > 0 || !primary.place) continue;
+    const bytes = primary.facts?.bytes ?? 0;
+    for (const key of primary.place.above) below.set(key, (below.get(key) ?? 0) + bytes);
+  }
+  return below;
 }
 
 /** Apply: the executor carries out the deletions (its re-checks and last proofs run just before each removal). */
@@ -267,6 +285,7 @@ function applyPlan(
   return executePlan(deletions, {
     log: options.log,
     evidenceSinceMs,
+    minAgeMs: durationMs(options.config.minAge),
     onDeleted: async (item) => options.onDeleted?.(item, clock()),
     ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
     ...(options.progress ? { progress: options.progress } : {}),

@@ -14,6 +14,7 @@ export type ProviderName = string;
 /**
  * `task-folder`: an extension's per-task conversation folder, reported (never deleted) when no history names it.
  * `task-output`: Claude Code's background task output (a session folder under `claude-<uid>`).
+ * `git-garbage`: one of git's temporary files inside a live checkpoint repository (src/engines/git-garbage/).
  */
 export type ItemKind =
   | 'session-home'
@@ -23,7 +24,8 @@ export type ItemKind =
   | 'quarantine'
   | 'job'
   | 'task-folder'
-  | 'task-output';
+  | 'task-output'
+  | 'git-garbage';
 
 export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
 export const VERDICTS: readonly Verdict[] = ['deleted', 'would-delete', 'kept', 'refused', 'unfinished', 'failed'];
@@ -44,9 +46,12 @@ export type OwnerJudgement =
  * - `git-worktree`: the last proof on the worktree and its admin entry where they are, then
  *   `git worktree remove` in the owner repository (never `--force`); `alsoRemove` folders go
  *   afterwards, each as a tree.
+ * - `file`: one regular file (kind `git-garbage` only), unlinked where it is without a quarantine,
+ *   right after the last proof on it; no git process may be at work in `repository` meanwhile.
  */
 export type Removal =
   | { type: 'tree'; guard?: RemovalGuard }
+  | { type: 'file'; repository: string; guard?: RemovalGuard }
   | {
       type: 'git-worktree';
       worktree: string;
@@ -195,6 +200,10 @@ export interface SafetyFacts {
   processesInside: number[];
   /** The first few of them, described for the refusal's detail. */
   holders?: ProcessDescription[];
+  /** A `file` removal's target is a regular file (lstat). */
+  isRegularFile?: boolean;
+  /** For a `file` removal: the git processes at work in its repository, the first few described. */
+  gitInRepository?: { repository: string; pids: number[]; holders: ProcessDescription[] };
   /** Mount namespaces that have it, or a folder inside it, mounted elsewhere: one sentence each. */
   mountedElsewhere?: string[];
   /** Why the walk could not finish (EACCES somewhere), if it could not. */

@@ -7,6 +7,8 @@ export { isInside, isStrictlyInside } from './inside.js';
 export interface PathFacts {
   exists: boolean;
   isRealDirectory: boolean;
+  /** A regular file (lstat): what a single-file removal takes. */
+  isRegularFile: boolean;
   contained: boolean;
   symlinkInPath: boolean;
   sameFilesystemAsParent: boolean;
@@ -22,7 +24,8 @@ export interface PathFacts {
 }
 
 /**
- * Rule 2 of the contract: the target is a real directory, canonically inside its root, with no
+ * Rule 2 of the contract: the target is a real directory (a regular file for a single-file
+ * removal: the caller judges which), canonically inside its root, with no
  * symlink in any component between the root and itself, on the same filesystem as its parent.
  * Synchronous: a handful of metadata calls per candidate cost less than the threadpool round
  * trips of their promise forms (0.7 s of a 2,000-home pass was spent waiting on those).
@@ -31,6 +34,7 @@ export function inspectPath(root: string, target: string): PathFacts {
   const facts: PathFacts = {
     exists: false,
     isRealDirectory: false,
+    isRegularFile: false,
     contained: false,
     symlinkInPath: false,
     sameFilesystemAsParent: false,
@@ -48,6 +52,7 @@ export function inspectPath(root: string, target: string): PathFacts {
   if (!own) return facts;
   facts.exists = true;
   facts.isRealDirectory = own.isDirectory();
+  facts.isRegularFile = own.isFile();
   facts.uid = own.uid;
   facts.gid = own.gid;
   facts.dev = own.dev;

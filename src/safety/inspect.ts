@@ -6,6 +6,7 @@ import { readdirNamesSync } from './fs/list.js';
 import { realpathSync } from './fs/stat.js';
 import { bindMountsOf } from './processes/bind-sources.js';
 import { describeProcesses } from './processes/describe-processes.js';
+import { gitProcessesInside } from './processes/git-processes.js';
 import { processesInside, type ProcessTable } from './processes/processes.js';
 import { deleteIdentity, gitIdentityFor, worktreeRemovalBlocked } from './owners/owner.js';
 import { measureTree, type TreeFacts } from './walk/walk.js';
@@ -92,8 +93,27 @@ export function inspectCandidate(
     if (facts.processesInside.length > 0)
       facts.holders = describeProcesses(processes.procRoot, facts.processesInside.slice(0, HOLDERS_NAMED));
     facts.mountedElsewhere = bindMountsOf(processes.mounts, canonical ?? target);
+    if (candidate.removal?.type === 'file')
+      facts.gitInRepository = gitAtWork(processes, candidate.removal.repository, watch);
   }
+  if (candidate.removal?.type === 'file') facts.isRegularFile = pathFacts.isRegularFile;
   return facts;
+}
+
+/**
+ * The git processes at work in a repository: naming or holding anything in it by path (its
+ * working directory, an argument, GIT_DIR, a descriptor, a mapping), or holding an entry of it by
+ * identity, where the pass walked it as a tree of its own (a process in another mount namespace, say).
+ */
+function gitAtWork(
+  processes: ProcessTable,
+  repository: string,
+  watch: WalkWatch | null,
+): NonNullable<SafetyFacts['gitInRepository']> {
+  const git = new Set(processes.gitProcesses.map((each) => each.pid));
+  const byIdentity = (watch?.pidsInside(path.resolve(repository)) ?? []).filter((pid) => git.has(pid));
+  const pids = union(gitProcessesInside(processes.gitProcesses, repository), byIdentity);
+  return { repository, pids, holders: describeProcesses(processes.procRoot, pids.slice(0, HOLDERS_NAMED)) };
 }
 
 /** The uid a delete of the folder runs as (src/safety/owners/owner.ts): the folder's parent's owner, when we are root. */

@@ -49,21 +49,36 @@ function signsOfLife(
   policy: SafetyPolicy,
   nowMs: number,
 ): Judgement | null {
-  if (policy.processCheck !== 'off' && liveness.visible && facts.processesInside.length > 0) {
+  const watching = policy.processCheck !== 'off' && liveness.visible;
+  if (watching && facts.processesInside.length > 0) {
     const all = facts.processesInside;
     const who = facts.holders
       ? nameProcesses(facts.holders, all.length)
       : `process ${all.slice(0, 5).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
+    const one = all.length === 1;
+    const holds =
+      candidate.kind === 'git-garbage'
+        ? `${one ? 'has' : 'have'} it open or mapped`
+        : `${one ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside`;
     // The owner may know more of its holder (whose session a runaway shell outlived): said after.
     const known = candidate.judgement.reason === 'in-use' ? `; ${candidate.judgement.detail}` : '';
     return {
       verdict: 'refused',
       reason: 'in-use',
-      detail: `${who} ${facts.processesInside.length === 1 ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside; only stopping ${facts.processesInside.length === 1 ? 'it' : 'them'} frees its ${formatBytes(facts.bytes)}${known}`,
+      detail: `${who} ${holds}; only stopping ${one ? 'it' : 'them'} frees its ${formatBytes(facts.bytes)}${known}`,
+    };
+  }
+  const git = facts.gitInRepository;
+  if (watching && git && git.pids.length > 0) {
+    const one = git.pids.length === 1;
+    return {
+      verdict: 'refused',
+      reason: 'in-use',
+      detail: `${nameProcesses(git.holders, git.pids.length)} ${one ? 'is' : 'are'} git at work in the repository ${git.repository} (a gc, repack or add may still write or rename it); its ${formatBytes(facts.bytes)} are freed once ${one ? 'it ends' : 'they end'}`,
     };
   }
   const mounted = facts.mountedElsewhere ?? [];
-  if (policy.processCheck !== 'off' && liveness.visible && mounted.length > 0) {
+  if (watching && mounted.length > 0) {
     return {
       verdict: 'refused',
       reason: 'in-use',
@@ -97,7 +112,13 @@ function deleteBlocker(
         ? `${where} is listed in its folder but cannot be looked at`
         : `${where} disappeared while the pass looked at it`,
     );
-  if (!facts.isRealDirectory)
+  if (candidate.kind === 'git-garbage') {
+    if (candidate.removal?.type !== 'file' || !facts.isRegularFile)
+      return refuse(
+        'symlink',
+        `${where} is not a regular file (a symlink, a folder or another kind of entry); of git's temporary files, only regular files are ever deleted`,
+      );
+  } else if (!facts.isRealDirectory)
     return refuse(
       'symlink',
       `${where} is not a real directory (a symlink or a file); only its own folders are ever deleted`,

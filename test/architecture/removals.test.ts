@@ -25,8 +25,14 @@ const EXECUTOR: readonly Allowed[] = [
       'imports removeTree from safety/removal/remove.ts',
       'imports renameSync from safety/fs/entries.ts',
       'imports removeWorktreeWithGit from engines/git-worktree/git-remove.ts',
+      'imports unlinkProvenFile from safety/removal/unlink-file.ts',
     ],
     why: 'the executor: quarantine rename, last proof, removal, and putting a folder back when the proof fails',
+  },
+  {
+    file: 'safety/removal/unlink-file.ts',
+    what: ['imports unlinkIfPresentSync from safety/fs/entries.ts'],
+    why: "the single-file removal of one of git's temporary files, run by the executor right after its last proof",
   },
   {
     file: 'safety/removal/remove.ts',
@@ -142,6 +148,7 @@ describe('only the executor removes or renames', () => {
       "await runGit(['repack', '-a', '-d']);",
       "await git(['clean', '-fdx']);",
       "await runGit(['reflog', 'expire', '--all']);",
+      "import { unlinkProvenFile } from '../../safety/removal/unlink-file.js';",
     ])
       expect(caught(text).length, text).toBeGreaterThan(0);
     for (const text of [
@@ -160,6 +167,7 @@ describe('only the executor removes or renames', () => {
       [...new Set(all.filter((found) => found.what.startsWith(`imports ${name} `)).map((found) => found.file))].sort();
     expect(users('moveToQuarantine')).toEqual(['core/executor.ts']);
     expect(users('removeWorktreeWithGit')).toEqual(['core/executor.ts']);
+    expect(users('unlinkProvenFile')).toEqual(['core/executor.ts']);
     expect(users('removeTree').filter((file) => !file.endsWith('/demo.ts') && !executorSide.has(file))).toEqual([
       'providers/kilo/lock.ts',
     ]);

@@ -30,6 +30,7 @@ const REMOVERS: Readonly<Record<string, readonly string[]>> = {
   'safety/removal/remove.ts': ['removeTree'],
   'safety/removal/quarantine.ts': ['moveToQuarantine'],
   'engines/git-worktree/git-remove.ts': ['removeWorktreeWithGit'],
+  'safety/removal/unlink-file.ts': ['unlinkProvenFile'],
 };
 
 /** git commands that delete: a worktree, an admin entry, a ref, a branch, a tag (as consecutive literals of one list). */

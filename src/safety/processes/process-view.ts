@@ -8,7 +8,11 @@ import { mappedFiles } from './proc-maps.js';
 const PF_KTHREAD = 0x00200000;
 
 /** What one process holds: its working directory, root, open files and mapped files. */
-interface ProcessView {
+export interface ProcessView {
+  /** Its command name (`comm`, what /proc/<pid>/stat shows in parentheses). */
+  command: string;
+  /** Its working directory as /proc shows it. */
+  cwd: string;
   /** Their paths as /proc shows them (in the process's own mount namespace), ` (deleted)` cut. */
   paths: string[];
   /** Their identities, flat: dev, ino, dev, ino, … */
@@ -27,21 +31,26 @@ export type Inspection = ProcessView | 'gone' | 'denied' | 'kernel';
  * that still names it). Sockets are left out. Mappings come with their identity in `maps`.
  */
 export function inspectProcess(dir: string): Inspection {
+  let command: string;
   try {
     const stat = readKernelFileSync(path.join(dir, 'stat'));
     // Field 9 (flags) follows the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const close = stat.lastIndexOf(')');
+    command = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
     const flags = Number(fields[6]);
     if ((flags & PF_KTHREAD) !== 0) return 'kernel';
     if (fields[0] === 'Z') return 'gone';
   } catch (err) {
     return classify(err);
   }
-  const view: ProcessView = { paths: [], identities: [], mountNamespace: null };
+  const view: ProcessView = { command, cwd: '', paths: [], identities: [], mountNamespace: null };
   try {
     for (const link of ['cwd', 'root']) {
       const where = path.join(dir, link);
-      view.paths.push(stripDeleted(readlinkSync(where)));
+      const target = stripDeleted(readlinkSync(where));
+      if (link === 'cwd') view.cwd = target;
+      view.paths.push(target);
       const stats = statProcLinkSync(where);
       if (!stats) return 'gone';
       view.identities.push(stats.dev, stats.ino);
@@ -68,7 +77,7 @@ export function inspectProcess(dir: string): Inspection {
   return view;
 }
 
-function readLinkIfPresent(p: string): string | null {
+export function readLinkIfPresent(p: string): string | null {
   try {
     return readlinkSync(p);
   } catch (err) {
@@ -77,7 +86,7 @@ function readLinkIfPresent(p: string): string | null {
   }
 }
 
-function stripDeleted(p: string): string {
+export function stripDeleted(p: string): string {
   return p.endsWith(' (deleted)') ? p.slice(0, -' (deleted)'.length) : p;
 }
 

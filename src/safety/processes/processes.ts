@@ -4,6 +4,7 @@ import type { BlindReason } from '../../core/types.js';
 import { readdirNamesSync } from '../fs/list.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { readlinkSync } from '../fs/stat.js';
+import { readGitProcess, type GitProcess } from './git-processes.js';
 import { IdentityIndex } from './identities.js';
 import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
 import { parseMountinfo } from './mountinfo.js';
@@ -22,6 +23,8 @@ export interface ProcessTable {
   occupied: Map<string, Set<number>>;
   /** The files themselves that processes hold, by device and inode (the identity test). */
   identities: IdentityIndex;
+  /** The processes that run git, with every path each names or holds (a gc or repack at work in a repository). */
+  gitProcesses: GitProcess[];
   /** Our mounts and the folder mounts of every mount namespace seen; null where unknown. */
   mounts: MountViews | null;
   /** The /proc it was read from, to describe a process a refusal names. */
@@ -45,6 +48,7 @@ export function scanProcesses(
     uninspectable: 0,
     occupied: new Map(),
     identities: new IdentityIndex(),
+    gitProcesses: [],
     mounts: null,
     procRoot,
   };
@@ -76,6 +80,8 @@ export function scanProcesses(
     const { identities } = outcome;
     for (let i = 0; i < identities.length; i += 2)
       table.identities.add(identities[i] as number, identities[i + 1] as number, pid);
+    const git = readGitProcess(dir, pid, outcome);
+    if (git) table.gitProcesses.push(git);
     const namespace = outcome.mountNamespace;
     if (namespace !== null && !seen.get(namespace)) {
       // A namespace's mounts are read through its first process that shows them.

@@ -5,6 +5,7 @@ import { lstatSync, realpathSync } from '../fs/stat.js';
 import { readdirNamesSync } from '../fs/list.js';
 import type { Stats } from '../fs/stat.js';
 import { pidsInside, union } from '../inspect.js';
+import { gitProcessesInside } from '../processes/git-processes.js';
 import { foreignBecause } from '../owners/ownership.js';
 import type { ProcessTable } from '../processes/processes.js';
 import { changedSince } from '../since.js';
@@ -26,10 +27,14 @@ export interface ProofSubject {
   ownerUid: number | null;
   /** Inodes an earlier walk saw in it: one more reason to keep it, never a reason to go ahead. */
   earlier?: TreeInodes | null;
+  /** A single file's repository: a git process at work there (a gc, a repack) keeps the file. */
+  repository?: string;
+  /** Its newest write (mtime) must be older than this moment (ms): minAge, looked at once more. */
+  writtenBeforeMs?: number;
 }
 
 interface ProofStop {
-  reason: 'changed-during-inspection' | 'in-use' | 'foreign-owner' | 'unreadable' | 'liveness-unknown';
+  reason: 'changed-during-inspection' | 'in-use' | 'foreign-owner' | 'unreadable' | 'liveness-unknown' | 'too-recent';
   detail: string;
 }
 
@@ -75,6 +80,15 @@ export function takeLastProof(subject: ProofSubject, sinceMs: number, processes:
   const mounts = bindMountsOf(processes.mounts, canonical(subject.tree));
   if (mounts.length > 0)
     return { ...walked, stop: { reason: 'in-use', detail: `since it was judged, ${mounts.slice(0, 3).join('; ')}` } };
+  const git = subject.repository ? gitProcessesInside(processes.gitProcesses, subject.repository) : [];
+  if (git.length > 0)
+    return {
+      ...walked,
+      stop: {
+        reason: 'in-use',
+        detail: `git process ${git.slice(0, 5).join(', ')} got to work in the repository ${subject.repository} after it was judged`,
+      },
+    };
   return walked;
 }
 
@@ -89,6 +103,14 @@ function walkForProof(subject: ProofSubject, sinceMs: number, processes: Process
     return { ...result, stop: failed(subject.tree, err) };
   }
   const look = lookAt(subject.renamed, subject.ownerUid ?? top.uid, sinceMs, processes);
+  if (subject.writtenBeforeMs !== undefined && top.mtimeMs >= subject.writtenBeforeMs) {
+    result.entries += 1;
+    result.stop = {
+      reason: 'too-recent',
+      detail: `${subject.judgedAt} was written at ${new Date(top.mtimeMs).toISOString()}, younger than minAge at the last look before the delete`,
+    };
+    return result;
+  }
   // Entries are named where the item was judged, not by its quarantine's name.
   const shown = (where: string): string => subject.judgedAt + where.slice(subject.tree.length);
   result.entries += 1;
