@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Reason } from '../../core/reasons.js';
 import type { OwnerJudgement } from '../../core/types.js';
+import type { GarbageRefusal } from '../../engines/git-garbage/reasons.js';
 import type { RepoEvidence } from './evidence.js';
 import { appName, sha1hex, type KiloApp } from './layout.js';
 import { spellingsOf } from './spellings.js';
@@ -139,4 +140,31 @@ export function legacyJudgement(projectDir: string, nestedRepos: number, app: Ki
     reason: 'legacy-project-repo',
     detail: `${appName(app)} checkpoint repository: ${projectDir} is an old per-project checkpoint repository shared by every worktree of the project; it is reported, never deleted${nested}`,
   };
+}
+
+/**
+ * Why git's temporary files in one of the app's repositories may not go now, or undefined: the
+ * provider's sources could not be read (rule 1), or Kilo Code's snapshot lock of the repository
+ * is held by a live process, or where that lock is cannot be known. No I/O.
+ */
+export function garbageRefusal(
+  evidence: Pick<RepoEvidence, 'app' | 'lock' | 'lockDir' | 'sourceProblem' | 'readProblem'>,
+): GarbageRefusal | undefined {
+  const refuse = (reason: Reason, detail: string) => ({ decision: 'refused' as const, reason, detail });
+  const { app, lock } = evidence;
+  if (evidence.sourceProblem) return refuse('source-unreadable', evidence.sourceProblem);
+  if (evidence.readProblem) return refuse('evidence-unreadable', evidence.readProblem);
+  if (lock.state === 'fresh') {
+    const holder = lock.pid === undefined ? '' : ` by pid ${lock.pid} on ${lock.hostname ?? 'an unknown host'}`;
+    return refuse(
+      'kilo-lock-held',
+      `the snapshot lock ${evidence.lockDir} in ${possessive(app)} state folder is held${holder} (heartbeat ${Math.round(lock.ageMs / 1000)}s old): the repository is being written`,
+    );
+  }
+  if (lock.state === 'unknown')
+    return refuse(
+      'lock-location-unknown',
+      `${possessive(app)} state folder is not known, so the snapshot lock that keeps Kilo Code out cannot be taken while git's temporary files go`,
+    );
+  return undefined;
 }

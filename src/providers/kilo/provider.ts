@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import { kiloConfig } from './config.js';
-import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
+import { garbageNote, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
@@ -14,6 +15,7 @@ import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
 import { inspectLock } from './lock.js';
 import { OwnerRepos } from './owner-repo.js';
 import { checkpointRemoval } from './removal.js';
+import { legacyGarbage, repositoryGarbage } from './garbage.js';
 import { listSnapshots, type SnapshotListing } from './snapshots.js';
 
 /** Kilo Code and opencode: per-worktree checkpoint ("snapshot") repositories. */
@@ -142,27 +144,33 @@ async function gatherLocation(
   const evidence = await Promise.all(local.map((repoEvidence) => attachOwner(repoEvidence, owners)));
   for (const repoEvidence of evidence) {
     const judgement = judgeRepo(repoEvidence, nowMs);
+    // A repository to be deleted takes its garbage with it; any other keeps its own, reported apart.
+    const garbage = judgement.decision === 'delete' ? null : await repositoryGarbage(repoEvidence, location, homeOwner);
     candidates.push({
       provider: 'kilo',
       kind: 'checkpoint-repo',
       path: repoEvidence.repo.gitdir,
       root: snapshotRoot(location.dataDir),
-      judgement,
+      judgement: withGarbageNote(judgement, garbage),
       homeOwner,
       ...(judgement.decision === 'delete' ? { removal: checkpointRemoval(repoEvidence, context) } : {}),
     });
+    candidates.push(...(garbage?.candidates ?? []));
   }
   for (const legacy of listing.legacy) {
+    const garbage = await legacyGarbage(legacy.path, location, homeOwner, sourceProblem, nowMs);
+    const judgement: OwnerJudgement = sourceProblem
+      ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem }
+      : legacyJudgement(legacy.path, legacy.nestedRepos, location.app);
     candidates.push({
       provider: 'kilo',
       kind: 'checkpoint-repo',
       path: legacy.path,
       root: snapshotRoot(location.dataDir),
-      judgement: sourceProblem
-        ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem }
-        : legacyJudgement(legacy.path, legacy.nestedRepos, location.app),
+      judgement: withGarbageNote(judgement, garbage),
       homeOwner,
     });
+    candidates.push(...(garbage?.candidates ?? []));
   }
 
   // The Agent Manager's half-deleted worktrees, in every repository Kilo's records lead to.
@@ -173,6 +181,11 @@ async function gatherLocation(
     'kilo location gathered',
   );
   return { root, candidates, leftoverOwners: [...ownerRepositories(directories, location.dataDir)] };
+}
+
+function withGarbageNote(judgement: OwnerJudgement, garbage: RepositoryGarbage | null): OwnerJudgement {
+  const note = garbage ? garbageNote(garbage) : '';
+  return note === '' ? judgement : { ...judgement, detail: `${judgement.detail}${note}` };
 }
 
 async function quarantineCandidate(

@@ -1,6 +1,8 @@
 import { DELETES, type ReasonTable } from '../../core/reasons.js';
+import { GIT_GARBAGE_REASONS } from '../../engines/git-garbage/reasons.js';
 
 export const KILO_REASONS = {
+  ...GIT_GARBAGE_REASONS,
   'worktree-removed': DELETES,
   'kilo-delete-leftover': DELETES,
   'worktree-present': ['kept', 'refused'],

@@ -59,6 +59,20 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
   };
 }
 
+/**
+ * Kilo Code's snapshot lock of a repository, taken right before one of git's temporary files in it
+ * goes and held until it is gone, so that no Kilo Code process snapshots, materializes or collects
+ * the repository meanwhile. A lock held by a live process stops it (`kilo-lock-held`).
+ */
+export function garbageGuard(lockDir: string): NonNullable<Removal['guard']> {
+  return {
+    async recheck(ctx: GuardContext): Promise<GuardHold> {
+      const lock = await takeLock(lockDir, ctx);
+      return { assert: () => assertStillOurs(lock), release: async () => lock.release() };
+    },
+  };
+}
+
 async function takeLock(lockDir: string, ctx: GuardContext): Promise<HeldLock> {
   try {
     return await acquireLock(lockDir, { owner: ctx.owner, log: ctx.log });

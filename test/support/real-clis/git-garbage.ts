@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -74,6 +74,52 @@ export async function killGitMidPack(options: {
     // git finished before it could be killed: undo nothing (the blob is real content now) and try larger.
   }
   throw new Error(`git add in ${options.gitDir} finished every time before it could be killed mid-pack`);
+}
+
+/**
+ * A real `git add` caught in the act: stopped (SIGSTOP) while it streams a large file into
+ * `objects/pack/tmp_pack_*`, which it still holds open; the caller kills it (SIGKILL) when done.
+ */
+export async function stopGitMidPack(options: {
+  gitDir: string;
+  workTree: string;
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<{ git: ChildProcess; tmpPack: string }> {
+  const packDir = path.join(options.gitDir, 'objects', 'pack');
+  const file = path.join(options.workTree, options.file ?? 'large-asset.bin');
+  const before = new Set(existsSync(packDir) ? readdirSync(packDir) : []);
+  for (let megabytes = 64, tries = 0; tries < 3; tries++, megabytes *= 2) {
+    writeRandom(file, megabytes);
+    const git = spawn(
+      'git',
+      [
+        '--git-dir',
+        options.gitDir,
+        '--work-tree',
+        options.workTree,
+        '-c',
+        'core.bigFileThreshold=1m',
+        'add',
+        '--',
+        path.relative(options.workTree, file),
+      ],
+      { env: { ...process.env, ...options.env, LC_ALL: 'C' }, stdio: 'ignore' },
+    );
+    while (git.exitCode === null && git.signalCode === null) {
+      const tmpPack = (existsSync(packDir) ? readdirSync(packDir) : []).find(
+        (name) => name.startsWith('tmp_pack_') && !before.has(name),
+      );
+      if (tmpPack && statSync(path.join(packDir, tmpPack)).size > 1 << 20) {
+        git.kill('SIGSTOP');
+        rmSync(file, { force: true });
+        return { git, tmpPack: path.join(packDir, tmpPack) };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    rmSync(file, { force: true });
+  }
+  throw new Error(`git add in ${options.gitDir} finished every time before it could be stopped mid-pack`);
 }
 
 function writeRandom(file: string, megabytes: number): void {

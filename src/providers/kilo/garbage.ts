@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { errorMessage } from '../../core/errors.js';
+import type { Owner } from '../../safety/owners/owner.js';
+import { garbageOf, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
+import { readRecordedWorktree } from './config-file.js';
+import type { RepoEvidence } from './evidence.js';
+import { garbageRefusal } from './judge.js';
+import { appName, lockDirectory, sha1hex, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
+import { inspectLock, type LockState } from './lock.js';
+import { garbageGuard } from './removal.js';
+
+/**
+ * git's temporary files in a checkpoint repository that is its app's (its `core.worktree` hashes
+ * to its folder name), alive or not, unless the repository itself is to be deleted (they go with
+ * it). Kilo Code's go only under Kilo Code's snapshot lock of that repository, as the pass takes
+ * it right before each file goes; opencode has no such lock.
+ */
+export async function repositoryGarbage(
+  evidence: RepoEvidence,
+  location: KiloLocation,
+  homeOwner: Owner,
+): Promise<RepositoryGarbage | null> {
+  const { worktree, repo } = evidence;
+  if (worktree === null || sha1hex(worktree) !== repo.name) return null;
+  return garbageOf({
+    provider: 'kilo',
+    gitdir: repo.gitdir,
+    area: repo.gitdir,
+    root: snapshotRoot(location.dataDir),
+    whose: `${appName(evidence.app)}'s checkpoint repository`,
+    homeOwner,
+    ...refusalOrGuard(garbageRefusal(evidence), evidence.lockDir, evidence.app),
+  });
+}
+
+/**
+ * The same for an old per-project repository (`snapshot/<project>/` itself, a git dir made for the
+ * project's worktree: its config records one), which is never deleted as a whole.
+ */
+export async function legacyGarbage(
+  gitdir: string,
+  location: KiloLocation,
+  homeOwner: Owner,
+  sourceProblem: string | undefined,
+  nowMs: number,
+): Promise<RepositoryGarbage | null> {
+  const recorded = await readRecordedWorktree(path.join(gitdir, 'config')).catch(() => null);
+  if (recorded?.state !== 'recorded') return null;
+  const locking = usesSnapshotLock(location.app);
+  const lockDir = locking && location.stateDir ? lockDirectory(location.stateDir, gitdir) : null;
+  let lock: LockState | { state: 'unknown' } = locking ? { state: 'unknown' } : { state: 'free' };
+  let readProblem: string | undefined;
+  try {
+    if (lockDir) lock = await inspectLock(lockDir, nowMs);
+  } catch (err) {
+    readProblem = `the snapshot lock ${lockDir} cannot be read: ${errorMessage(err)}`;
+  }
+  const refusal = garbageRefusal({
+    app: location.app,
+    lock,
+    lockDir,
+    ...(sourceProblem ? { sourceProblem } : {}),
+    ...(readProblem ? { readProblem } : {}),
+  });
+  return garbageOf({
+    provider: 'kilo',
+    gitdir,
+    area: gitdir,
+    root: snapshotRoot(location.dataDir),
+    whose: `${appName(location.app)}'s old per-project checkpoint repository`,
+    homeOwner,
+    ...refusalOrGuard(refusal, lockDir, location.app),
+  });
+}
+
+function refusalOrGuard(
+  refusal: ReturnType<typeof garbageRefusal>,
+  lockDir: string | null,
+  app: KiloLocation['app'],
+): Pick<Parameters<typeof garbageOf>[0], 'refusal' | 'guard'> {
+  if (refusal) return { refusal };
+  return usesSnapshotLock(app) && lockDir ? { guard: garbageGuard(lockDir) } : {};
+}
