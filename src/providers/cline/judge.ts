@@ -1,4 +1,5 @@
 import type { OwnerJudgement } from '../../core/types.js';
+import type { GarbageRefusal } from '../../engines/git-garbage/reasons.js';
 import {
   identityProblem,
   lastCommitText,
@@ -154,3 +155,36 @@ export function judgeOrphanFolder(id: string, folder: string, place: ClinePlace)
     detail: `task ${id}'s conversation is in no history source (${list(history.sources, 3)}); Cline can rebuild its history from ${folder} ("Reconstruct Task History"). It is conversation data, not scratch: delete it by hand if it is no longer wanted`,
   };
 }
+
+/**
+ * Whether git's temporary files in a repository may be judged at all: only in one of Cline's
+ * (its identity, its folder named by its worktree's hash), alive or not; then, why none of them
+ * may go now (the history unreadable, the CLI's folder lock held), or nothing. No I/O.
+ */
+export function clineGarbageStand(
+  entry: ClineRepoEntry,
+  facts: ShadowRepoFacts,
+  place: ClinePlace,
+): { recognised: false } | { recognised: true; refusal?: GarbageRefusal } {
+  const identity = identityProblem(facts, { name: CLINE_USER_NAME, emails: CLINE_USER_EMAILS, owner: 'Cline' });
+  const worktree = facts.config?.worktree;
+  if (identity || !worktree || (entry.layout === 'workspace' && hashWorkingDir(worktree) !== entry.name))
+    return { recognised: false };
+  if (place.sourceProblem || !place.history)
+    return {
+      recognised: true,
+      refusal: refusedGarbage('source-unreadable', place.sourceProblem ?? 'the history of this place was not read'),
+    };
+  const lockHolder = entry.layout === 'workspace' ? place.history.lockedCheckpoints.get(entry.name) : undefined;
+  if (lockHolder !== undefined)
+    return {
+      recognised: true,
+      refusal: refusedGarbage(
+        'cline-lock-held',
+        `Cline holds the folder lock ~/.cline/data/checkpoints/${entry.name} (task ${lockHolder}) in its locks.db: the repository is being written`,
+      ),
+    };
+  return { recognised: true };
+}
+
+const refusedGarbage = (reason: string, detail: string): GarbageRefusal => ({ decision: 'refused', reason, detail });

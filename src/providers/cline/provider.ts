@@ -9,7 +9,8 @@ import { refusedRoots } from '../../engines/vscode-storage/refused.js';
 import { settleHistory, type Settlement } from '../../engines/vscode-storage/settle.js';
 import { readShadowRepos, type ShadowRepoFacts } from '../../engines/vscode-storage/shadow-repo.js';
 import { readClineHistory, type ClineHistory } from './history.js';
-import { judgeClineRepo, judgeOrphanFolder, type ClinePlace } from './judge.js';
+import { clineGarbageStand, judgeClineRepo, judgeOrphanFolder, type ClinePlace } from './judge.js';
+import { garbageNote, garbageOf } from '../../engines/git-garbage/candidates.js';
 import { CLINE_EXTENSION, clineLocations, type ClineLocation } from './layout.js';
 import { listClineStorage, type ClineListing } from './listing.js';
 
@@ -105,13 +106,32 @@ async function gatherLocation(
     const facts = await readShadowRepos(listing.repos.map((entry) => entry.folder));
     const inside = new Set<string>();
     for (const [index, entry] of listing.repos.entries()) {
+      const repo = facts[index] as ShadowRepoFacts;
+      const judgement = judgeClineRepo(entry, repo, place);
+      // A repository to be deleted takes its garbage with it; any other of Cline's keeps its own, reported apart.
+      const stand = clineGarbageStand(entry, repo, place);
+      const garbage =
+        judgement.decision === 'delete' || !stand.recognised
+          ? null
+          : await garbageOf({
+              provider: 'cline',
+              gitdir: repo.gitdir,
+              // simple-git runs Cline's git from the repository's folder, beside its .git.
+              area: entry.folder,
+              root: storage,
+              whose: "Cline's checkpoint repository",
+              homeOwner: location.homeOwner,
+              ...(stand.refusal ? { refusal: stand.refusal } : {}),
+            });
+      const note = garbage ? garbageNote(garbage) : '';
       candidates.push({
         provider: 'cline',
         kind: 'checkpoint-repo',
         path: entry.folder,
         root: storage,
-        judgement: judgeClineRepo(entry, facts[index] as ShadowRepoFacts, place),
+        judgement: note === '' ? judgement : { ...judgement, detail: `${judgement.detail}${note}` },
       });
+      candidates.push(...(garbage?.candidates ?? []));
       inside.add(path.dirname(entry.folder));
     }
     for (const quarantine of listing.quarantines) inside.add(quarantine.parent);

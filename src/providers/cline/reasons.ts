@@ -1,8 +1,10 @@
 import type { ReasonTable } from '../../core/reasons.js';
 import { VSCODE_REASONS } from '../../engines/vscode-storage/reasons.js';
+import { GIT_GARBAGE_REASONS } from '../../engines/git-garbage/reasons.js';
 
 export const CLINE_REASONS = {
   ...VSCODE_REASONS,
+  ...GIT_GARBAGE_REASONS,
   'cline-lock-held': ['refused'],
   'worktree-hash-mismatch': ['refused'],
 } as const satisfies ReasonTable;

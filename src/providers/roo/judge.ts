@@ -1,4 +1,5 @@
 import type { OwnerJudgement } from '../../core/types.js';
+import type { GarbageRefusal } from '../../engines/git-garbage/reasons.js';
 import {
   identityProblem,
   lastCommitText,
@@ -136,4 +137,36 @@ export function judgeRooOrphan(id: string, folder: string, entries: string[], pl
     reason: 'orphan-task-folder',
     detail: `task ${id} is in no history source of ${place.extension.label} (${list(history.sources, 3)}); ${folder} holds ${list(entries, 4)}: conversation data, not scratch; delete it by hand if it is no longer wanted`,
   };
+}
+
+/**
+ * Whether git's temporary files in a repository may be judged at all: only in one of the
+ * extension's (its identity), alive or not; then, why none of them may go now (the history or a
+ * custom storage path unreadable), or nothing. No I/O.
+ */
+export function rooGarbageStand(
+  facts: ShadowRepoFacts,
+  place: RooPlace,
+): { recognised: false } | { recognised: true; refusal?: GarbageRefusal } {
+  const { extension } = place;
+  const identity = identityProblem(facts, {
+    name: extension.userName,
+    emails: [extension.userEmail],
+    owner: extension.label,
+  });
+  if (identity) return { recognised: false };
+  const problem = place.sourceProblem ?? (place.history ? undefined : 'the history of this product was not read');
+  if (problem)
+    return { recognised: true, refusal: { decision: 'refused', reason: 'source-unreadable', detail: problem } };
+  const custom = place.history?.customProblem;
+  if (custom)
+    return {
+      recognised: true,
+      refusal: {
+        decision: 'refused',
+        reason: 'custom-path-unmounted',
+        detail: `${custom}: the tasks kept there cannot be seen`,
+      },
+    };
+  return { recognised: true };
 }

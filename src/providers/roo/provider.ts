@@ -12,7 +12,15 @@ import { readSetting } from '../../engines/vscode-storage/settings.js';
 import { settleHistory, type Settlement } from '../../engines/vscode-storage/settle.js';
 import { readShadowRepos, type ShadowRepoFacts } from '../../engines/vscode-storage/shadow-repo.js';
 import { readBaseTasks, readRooHistory, unusableBase } from './history.js';
-import { judgeRooOrphan, judgeRooRepo, repoTasks, type RooPlace, type WorkspaceBase } from './judge.js';
+import {
+  judgeRooOrphan,
+  judgeRooRepo,
+  repoTasks,
+  rooGarbageStand,
+  type RooPlace,
+  type WorkspaceBase,
+} from './judge.js';
+import { garbageNote, garbageOf } from '../../engines/git-garbage/candidates.js';
 import { rooLocations, type RooLocation } from './layout.js';
 import { listRooStorage, taskFolders, type RooListing, type RooRepoEntry } from './listing.js';
 
@@ -105,13 +113,31 @@ async function gatherLocation(
           ? await workspaceBase(location, entry, repo, place, workspaceBases)
           : { state: 'none' as const };
       const judgement = judgeRooRepo(entry, repo, place, workspace);
+      // A repository to be deleted takes its garbage with it; any other of the extension's keeps its own, reported apart.
+      const stand = rooGarbageStand(repo, place);
+      const garbage =
+        judgement.decision === 'delete' || !stand.recognised
+          ? null
+          : await garbageOf({
+              provider: 'roo',
+              gitdir: repo.gitdir,
+              // simple-git runs the extension's git from the repository's folder, beside its .git.
+              area: entry.folder,
+              root: storage,
+              whose: `${location.extension.label}'s checkpoint repository`,
+              homeOwner: location.homeOwner,
+              ...(stand.refusal ? { refusal: stand.refusal } : {}),
+            });
+      const noted = await withFolderNote(entry, judgement);
+      const note = garbage ? garbageNote(garbage) : '';
       candidates.push({
         provider: 'roo',
         kind: 'checkpoint-repo',
         path: entry.folder,
         root: storage,
-        judgement: await withFolderNote(entry, judgement),
+        judgement: note === '' ? noted : { ...noted, detail: `${noted.detail}${note}` },
       });
+      candidates.push(...(garbage?.candidates ?? []));
       if (entry.layout === 'task') holders.add(path.dirname(entry.folder));
     }
   }
