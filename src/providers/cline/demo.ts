@@ -5,12 +5,14 @@ import { removeTree } from '../../safety/removal/remove.js';
 import { demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';
 import { CLINE_EXTENSION, CLINE_USER_EMAILS, CLINE_USER_NAME, hashWorkingDir } from './layout.js';
 import { openSqlite } from '../../util/sqlite.js';
+import { leaveGitGarbage } from '../../engines/git-garbage/sandbox.js';
 
 /**
  * A Cline user's disk: VS Code with Cline 3 (a live task's repository, one a deleted task left
  * behind, one with a commit of the user's, an orphan conversation, a per-task repository of Cline
  * 3.4, an interrupted deletion), Cursor with Cline 4 installed (a repository it no longer reads),
- * and the CLI's data folder (a dead repository, and one its lock holds).
+ * and the CLI's data folder (a dead repository, and one its lock holds); and the temporary pack a
+ * killed git left in the live repository.
  */
 export const clineSandbox: SandboxBuilder = {
   name: 'cline',
@@ -34,7 +36,9 @@ export const clineSandbox: SandboxBuilder = {
     });
     await writeJson(path.join(gs, 'state', 'taskHistory.json'), [item('1790000000001', shop)]);
     await conversation(gs, '1790000000001');
-    await workspaceRepo(gs, shop, ['1790000000001']);
+    const live = await workspaceRepo(gs, shop, ['1790000000001']);
+    // A checkpoint whose git add was killed mid-pack: the temporary pack it left in the live repository.
+    await leaveGitGarbage(path.join(live, '.git'), 'Lm3Nb8', 2);
     // Deleted in Cline: the history entry and the conversation went, settings.json and the repository stayed.
     await writeJson(path.join(gs, 'tasks', '1790000000002', 'settings.json'), { yoloModeToggled: false });
     await workspaceRepo(gs, landing, ['1790000000002']);

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
 import { materializePin, sha1hex } from './layout.js';
 import { openSqlite } from '../../util/sqlite.js';
+import { leaveGitGarbage } from '../../engines/git-garbage/sandbox.js';
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Demo User',
@@ -19,7 +20,8 @@ const IDENTITY = {
  * A Kilo Code user's disk: a repository with live and removed worktrees in both managed places,
  * their checkpoint repositories (one still seeded, with its pin), a worktree git still lists, one
  * the Agent Manager still lists, one made by hand elsewhere, a legacy per-project repository, a
- * repository Kilo holds locked, and the leftovers of interrupted deletions.
+ * repository Kilo holds locked, the leftovers of interrupted deletions, and the temporary pack a
+ * killed git left in a live repository.
  */
 export const kiloSandbox: SandboxBuilder = {
   name: 'kilo',
@@ -32,7 +34,10 @@ export const kiloSandbox: SandboxBuilder = {
     const managed = (name: string) => path.join(repo, '.kilo', 'worktrees', name);
     const built: string[] = [];
 
-    built.push(await snapshot(data, projectId, repo));
+    const live = await snapshot(data, projectId, repo);
+    built.push(live);
+    // A git add killed while it streamed a large file: the temporary pack it leaves in a live repository.
+    await leaveGitGarbage(live, 'q7Hx2K', 3);
     for (const name of ['feature-live', 'feature-done', 'feature-crashed', 'feature-listed', 'feature-locked']) {
       await git(['-C', repo, 'worktree', 'add', '-q', '-b', name, managed(name)]);
       await writeFile(path.join(managed(name), 'notes.md'), `work on ${name}\n`);

@@ -3,12 +3,14 @@ import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../co
 import { mkdir, writeFile } from '../../safety/fs/write.js';
 import { demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';
 import { KILO_LEGACY, ROO, type RooExtension } from './layout.js';
+import { leaveGitGarbage } from '../../engines/git-garbage/sandbox.js';
 
 /**
  * A Roo Code user's disk, with the conversations on a bigger disk (a custom storage path): a live
  * task, a deleted one whose repository stayed in global storage, a conversation no history names,
  * a task whose repository someone committed into; and the old Kilo Code extension, replaced by
- * Kilo Code 7, with a live legacy task it no longer reads and a deleted one.
+ * Kilo Code 7, with a live legacy task it no longer reads and a deleted one; and the temporary pack
+ * a killed git left in the live task's repository.
  */
 export const rooSandbox: SandboxBuilder = {
   name: 'roo',
@@ -36,7 +38,9 @@ export const rooSandbox: SandboxBuilder = {
       entries: [live],
     });
     await putStateRows(stateDb, { [ROO.id]: { taskHistory: [live], taskHistoryMigratedToFiles: true } });
-    await taskRepo(roo, ROO, live.id, game);
+    const liveRepo = await taskRepo(roo, ROO, live.id, game);
+    // A checkpoint whose git add was killed mid-pack: the temporary pack it left in the live task's repository.
+    await leaveGitGarbage(path.join(liveRepo, '.git'), 'Rr5Tz1', 2);
     // Deleted in Roo: its conversation went from the custom path, its repository stayed in global storage.
     await taskRepo(roo, ROO, '0199b000-0000-7000-8000-000000000002', game);
     await taskRepo(roo, ROO, '0199b000-0000-7000-8000-000000000003', game, ['wip: tried a physics engine']);

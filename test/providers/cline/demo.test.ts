@@ -35,6 +35,7 @@ describe('the cline demo sandbox', () => {
         'checkpoint-repo would-delete task-deleted',
         'checkpoint-repo would-delete task-deleted',
         'checkpoint-repo would-delete task-deleted',
+        'git-garbage would-delete git-temporary',
         'quarantine would-delete quarantine-leftover',
         'task-folder unfinished orphan-task-folder',
       ].sort(),
@@ -43,7 +44,7 @@ describe('the cline demo sandbox', () => {
     const real = await run(false);
     expect(real.exitCode).toBe(0);
     const deleted = real.report.items.filter((item) => item.verdict === 'deleted');
-    expect(deleted).toHaveLength(4);
+    expect(deleted).toHaveLength(5);
     for (const item of deleted) expect(existsSync(item.path as string)).toBe(false);
     for (const item of real.report.items.filter((entry) => entry.verdict !== 'deleted'))
       expect(existsSync(item.path as string)).toBe(true);

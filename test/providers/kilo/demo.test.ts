@@ -39,6 +39,7 @@ describe('the kilo demo sandbox', () => {
         'checkpoint-repo refused worktree-still-registered',
         'checkpoint-repo would-delete worktree-removed',
         'checkpoint-repo would-delete worktree-removed',
+        'git-garbage would-delete git-temporary',
         'quarantine would-delete kilo-delete-leftover',
         'quarantine would-delete quarantine-leftover',
       ].sort(),
@@ -47,7 +48,10 @@ describe('the kilo demo sandbox', () => {
     const real = await run(false);
     expect(real.exitCode).toBe(0);
     const deleted = real.report.items.filter((item) => item.verdict === 'deleted');
-    expect(deleted).toHaveLength(4);
+    expect(deleted).toHaveLength(5);
+    const garbage = deleted.find((item) => item.kind === 'git-garbage');
+    expect(garbage?.path).toMatch(/\/objects\/pack\/tmp_pack_q7Hx2K$/);
+    expect(garbage?.bytes).toBe(3 * 1024 * 1024 + 12);
     for (const item of deleted) expect(existsSync(item.path as string)).toBe(false);
     const repo = path.join(root, 'projects', 'shop');
     const seeded = deleted.find((item) => item.detail.includes('refs/kilo/materialize/'));

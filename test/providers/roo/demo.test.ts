@@ -33,6 +33,7 @@ describe('the roo demo sandbox', () => {
         'checkpoint-repo unfinished unknown-commits',
         'checkpoint-repo would-delete task-deleted',
         'checkpoint-repo would-delete task-deleted',
+        'git-garbage would-delete git-temporary',
         'task-folder unfinished orphan-task-folder',
       ].sort(),
     );
@@ -40,7 +41,7 @@ describe('the roo demo sandbox', () => {
     const real = await run(false);
     expect(real.exitCode).toBe(0);
     const deleted = real.report.items.filter((item) => item.verdict === 'deleted');
-    expect(deleted).toHaveLength(2);
+    expect(deleted).toHaveLength(3);
     for (const item of deleted) expect(existsSync(item.path as string)).toBe(false);
     for (const item of real.report.items.filter((entry) => entry.verdict !== 'deleted'))
       expect(existsSync(item.path as string)).toBe(true);
