@@ -84,4 +84,27 @@ describe('one path, one verdict', () => {
     expect(settled[0]?.primary.candidate.path).toBe('/a');
     expect(settled[0]?.verdict.verdict).toBe('refused');
   });
+
+  it("judges one of git's temporary files on its own inside a folder that stays, and with the folder that goes", () => {
+    const garbage = (verdict: Judgement, above: string[]) => {
+      const judged = claim('kilo', '/s/repo/objects/pack/tmp_pack_1', verdict, { self: '1:50', above });
+      judged.candidate = { ...judged.candidate, kind: 'git-garbage' };
+      return judged;
+    };
+    const stays = oneVerdictPerPath([
+      claim('kilo', '/s/repo', kept, { self: '1:20', above: ['1:2'] }),
+      garbage(del, ['1:40', '1:30', '1:20', '1:2']),
+    ]);
+    expect(stays.map((s) => [s.primary.candidate.path, s.verdict.verdict, s.claims.length])).toEqual([
+      ['/s/repo', 'kept', 0],
+      ['/s/repo/objects/pack/tmp_pack_1', 'delete', 0],
+    ]);
+    const goes = oneVerdictPerPath([
+      claim('kilo', '/s/repo', del, { self: '1:20', above: ['1:2'] }),
+      garbage(refused, ['1:40', '1:30', '1:20', '1:2']),
+    ]);
+    expect(goes).toHaveLength(1);
+    expect(goes[0]?.primary.candidate.path).toBe('/s/repo');
+    expect(goes[0]?.verdict.verdict).toBe('refused');
+  });
 });

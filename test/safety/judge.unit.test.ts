@@ -140,4 +140,51 @@ describe('judge', () => {
       detail: 'review since 9d',
     });
   });
+
+  describe("one of git's temporary files (a single-file removal)", () => {
+    const garbage: Candidate = {
+      provider: 'kilo',
+      kind: 'git-garbage',
+      path: '/h/.local/share/opencode/snapshot/p/r/objects/pack/tmp_pack_Ab12Cd',
+      root: '/h/.local/share/opencode/snapshot',
+      judgement: { decision: 'delete', reason: 'git-temporary', detail: 'left by a killed git' },
+      removal: { type: 'file', repository: '/h/.local/share/opencode/snapshot/p/r' },
+    };
+    const file: SafetyFacts = { ...healthy, isRealDirectory: false, isRegularFile: true, bytes: 2 * 1024 * 1024 };
+
+    it('goes as a regular file, and is refused as anything else, a folder included', () => {
+      expect(judge(garbage, file, seen, deleting, NOW).verdict).toBe('delete');
+      const link = { ...file, isRegularFile: false };
+      expect(judge(garbage, link, seen, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'symlink' });
+      const folder = { ...file, isRealDirectory: true, isRegularFile: false };
+      expect(judge(garbage, folder, seen, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'symlink' });
+      const asTree = { ...garbage, removal: { type: 'tree' as const } };
+      expect(judge(asTree, file, seen, deleting, NOW)).toMatchObject({ verdict: 'refused', reason: 'symlink' });
+    });
+
+    it('is in use while a process holds it, or while git works in its repository, each named', () => {
+      const holders = [{ pid: 4242, command: 'git pack-objects', user: 'root' }];
+      const held = judge(garbage, { ...file, processesInside: [4242], holders }, seen, deleting, NOW);
+      expect(held).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+      expect(held.detail).toBe(
+        'process 4242 (git pack-objects, run by root) has it open or mapped; only stopping it frees its 2.0 MiB',
+      );
+      const gitInRepository = {
+        repository: garbage.removal?.type === 'file' ? garbage.removal.repository : '',
+        pids: [77],
+        holders: [{ pid: 77, command: 'git gc', user: 'root' }],
+      };
+      const working = judge(garbage, { ...file, gitInRepository }, seen, deleting, NOW);
+      expect(working).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+      expect(working.detail).toContain(
+        'process 77 (git gc, run by root) is git at work in the repository /h/.local/share/opencode/snapshot/p/r',
+      );
+      expect(
+        judge(garbage, { ...file, gitInRepository }, seen, { ...deleting, processCheck: 'off' }, NOW).verdict,
+      ).toBe('delete');
+      expect(
+        judge(garbage, { ...file, gitInRepository: { ...gitInRepository, pids: [] } }, seen, deleting, NOW).verdict,
+      ).toBe('delete');
+    });
+  });
 });
