@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/temp.js';
 
 const COMMANDS = 'the commands are run, serve, report, demo, config, help';
 const LEVELS = 'fatal, error, warn, info, debug, trace, silent';
-const PROVIDERS = 'watchfire, kilo, owl, worktrees, cline, roo, claude-code';
+const PROVIDERS = 'watchfire, kilo, owl, worktrees, cline, roo, claude-code, gemini';
 
 function enclosed() {
   const base = tempDir('aj-cli-');

@@ -76,11 +76,11 @@ describe('a pass that deletes, on a terminal', () => {
     const gathering = lines.filter((line) => line.startsWith('agent-janitor gathering: '));
     const inspecting = lines.filter((line) => line.startsWith('agent-janitor inspecting: '));
     const deleting = lines.filter((line) => line.startsWith('agent-janitor deleting: '));
-    // Gathering: the provider at work, which of the six, and the items the providers before it found.
+    // Gathering: the provider at work, which of the seven, and the items the providers before it found.
     expect(
-      gathering.some((line) => /^agent-janitor gathering: watchfire \(1 of 6, \d+ s\), 0 items found/.test(line)),
+      gathering.some((line) => /^agent-janitor gathering: watchfire \(1 of 7, \d+ s\), 0 items found/.test(line)),
     ).toBe(true);
-    expect(gathering.some((line) => /: [a-z]+ \([2-6] of 6, \d+ s\), [1-9][\d,]* items found/.test(line))).toBe(true);
+    expect(gathering.some((line) => /: [a-z]+ \([2-7] of 7, \d+ s\), [1-9][\d,]* items found/.test(line))).toBe(true);
     expect(
       inspecting.some((line) =>
         /^agent-janitor inspecting: [\d,]+ of [\d,]+ items, [\d.]+ [KMG]?i?B measured$/.test(line),

@@ -111,7 +111,9 @@ describe('help', () => {
       '-c, --config the YAML config file (FILE) [string] [default: $AGENT_JANITOR_CONFIG, else built-in defaults]',
     );
     expect(run).toContain('--report-only, --dry-run change nothing on disk');
-    expect(run).toContain('--only only these providers (NAME[,NAME]: watchfire, kilo, owl, worktrees, cline, roo)');
+    expect(run).toContain(
+      '--only only these providers (NAME[,NAME]: watchfire, kilo, owl, worktrees, cline, roo, gemini)',
+    );
     expect(run).toContain('[choices: "fatal", "error", "warn", "info", "debug", "trace", "silent"] [default: info]');
     expect(run).toContain('0 the pass completed for every enabled provider');
     expect(run).toContain('75 another pass holds the run lock; nothing was done');

@@ -33,6 +33,7 @@ const DEFAULTS = {
     cline: { enabled: true },
     roo: { enabled: true, extensions: ['roo', 'kilo'] },
     'claude-code': { enabled: true },
+    gemini: { enabled: true, tools: ['gemini', 'qwen'] },
   },
 };
 
@@ -52,7 +53,7 @@ describe('the config schema: defaults', () => {
   it('gives an empty section the same defaults as a missing one', async () => {
     const empty = { metrics: {}, serve: {}, providers: {} };
     expect(await accepted(empty)).toStrictEqual(DEFAULTS);
-    const emptyProviders = { watchfire: {}, kilo: {}, owl: {}, worktrees: {}, cline: {}, roo: {} };
+    const emptyProviders = { watchfire: {}, kilo: {}, owl: {}, worktrees: {}, cline: {}, roo: {}, gemini: {} };
     expect(await accepted({ providers: emptyProviders })).toStrictEqual(DEFAULTS);
   });
 
@@ -84,6 +85,7 @@ describe('the config schema: defaults', () => {
         cline: { userDataDir: '/u', dataDir: ['/d'] },
         roo: { extensions: ['kilo'], userDataDir: ['/u'] },
         'claude-code': { tmpDir: '/scratch' },
+        gemini: { tools: ['qwen'], dir: '/g/.qwen' },
       },
     };
     expect(await accepted(given)).toStrictEqual({
@@ -96,6 +98,7 @@ describe('the config schema: defaults', () => {
         cline: { enabled: true, userDataDir: ['/u'], dataDir: ['/d'] },
         roo: { enabled: true, extensions: ['kilo'], userDataDir: ['/u'] },
         'claude-code': { enabled: true, tmpDir: ['/scratch'] },
+        gemini: { enabled: true, tools: ['qwen'], dir: ['/g/.qwen'] },
       },
     });
   });

@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import type { EffectiveConfig } from '../../config/schema.js';
+import { enabled, pathList } from '../../config/sections.js';
+
+/** `providers.gemini` of the config file, with its defaults. */
+export const geminiSection = z
+  .strictObject({
+    enabled,
+    tools: z.array(z.enum(['gemini', 'qwen'])).default(() => ['gemini' as const, 'qwen' as const]),
+    dir: pathList.optional(),
+  })
+  .prefault({});
+
+export type GeminiSection = z.output<typeof geminiSection>;
+
+/** This provider's section of a loaded config. */
+export const geminiConfig = (config: EffectiveConfig): GeminiSection => config.providers.gemini as GeminiSection;

@@ -1,0 +1,8 @@
+import type { ReasonTable } from '../../core/reasons.js';
+import { GIT_GARBAGE_REASONS } from '../../engines/git-garbage/reasons.js';
+
+export const GEMINI_REASONS = {
+  ...GIT_GARBAGE_REASONS,
+  'project-history': ['kept'],
+  'project-scratch': ['kept'],
+} as const satisfies ReasonTable;
