@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
 import { leaveGitGarbage } from '../../engines/git-garbage/sandbox.js';
-import { backdateTree, writeJson } from '../../engines/vscode-storage/sandbox.js';
+import { writeJson } from '../../engines/vscode-storage/sandbox.js';
 import { git } from '../../git/git.js';
 import { mkdir, writeFile } from '../../safety/fs/write.js';
 import { TOOLS, type GeminiTool } from './layout.js';
