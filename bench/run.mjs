@@ -8,7 +8,15 @@ import { parseArgs, scaled, USAGE } from './lib/args.mjs';
 import { buildFleet } from './lib/fleet.mjs';
 import { REPO } from './lib/janitor.mjs';
 import { deletePhase } from './lib/delete-phase.mjs';
-import { gitChecksPhase, millionPhase, reportOnlyPhase, scalingPhase, startupPhase } from './lib/phases.mjs';
+import { buildLeaks } from './lib/leaks.mjs';
+import {
+  gitChecksPhase,
+  leaksPhase,
+  millionPhase,
+  reportOnlyPhase,
+  scalingPhase,
+  startupPhase,
+} from './lib/phases.mjs';
 import { buildRows, machine, renderSamples, renderTable, writeSection } from './lib/results.mjs';
 import { Samples } from './lib/samples.mjs';
 
@@ -49,6 +57,11 @@ async function main() {
     } else {
       log('report-only passes against du -sb …');
       await reportOnlyPhase(fleet, samples, options.reps, log);
+      log(
+        `the same with ${options.leakSnapshots} opencode repositories of git garbage and ${options.leakSessions} Claude Code sessions' task output …`,
+      );
+      fleet.leaks = buildLeaks(fleet, { snapshots: options.leakSnapshots, sessions: options.leakSessions });
+      await leaksPhase(fleet, samples, options.reps, log);
       log('git checks against a git status loop …');
       await gitChecksPhase(fleet, samples, options.reps, log);
       log('the walk at N and 4N …');

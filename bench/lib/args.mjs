@@ -8,6 +8,8 @@ const DEFAULTS = {
   worktreeFiles: 1000,
   cline: 100,
   clineFiles: 1000,
+  leakSnapshots: 100,
+  leakSessions: 1000,
   reps: 3,
   deleteFraction: 0.25,
   dir: null,
@@ -30,6 +32,8 @@ const FLAGS = {
   '--worktree-files': 'worktreeFiles',
   '--cline': 'cline',
   '--cline-files': 'clineFiles',
+  '--leak-snapshots': 'leakSnapshots',
+  '--leak-sessions': 'leakSessions',
   '--reps': 'reps',
   '--delete-fraction': 'deleteFraction',
   '--dir': 'dir',
@@ -39,9 +43,12 @@ const FLAGS = {
 
 export const USAGE = `usage: npm run bench -- [--homes N] [--files-per-home N] [--kilo N] [--kilo-files N]
                       [--worktrees N] [--worktree-files N] [--cline N] [--cline-files N]
+                      [--leak-snapshots N] [--leak-sessions N]
                       [--reps N] [--dir DIR] [--keep]
                       [--delete-fraction F] [--out FILE] [--million]
                       [--startup] [--previous CLI]
+  --leak-snapshots N   opencode repositories with git garbage added for the leaks row (default 100)
+  --leak-sessions N    ended Claude Code sessions' task output added for it (default 1000)
   --delete-fraction F  the deleting passes run on a fleet of this share of the sizes (default 0.25):
                        every repetition deletes the dead half and copies it back
   --million            about 1,000,000 files, one report-only pass: peak RSS, handles and children

@@ -113,7 +113,10 @@ function writeConfig(fleet) {
     '  worktrees:',
     '    sets:',
     `      - { name: vibe-kanban, roots: [${JSON.stringify(path.join(fleet.dir, 'var', 'tmp', 'vibe-kanban', 'worktrees', '*'))}], idleAfter: 3d }`,
+    // Claude Code's task output is looked for in a temp folder of the fleet's, never the machine's /tmp.
+    '  claude-code:',
+    `    tmpDir: [${JSON.stringify(path.join(fleet.dir, 'tmp'))}]`,
   ];
-  ensureDir(fleet.dir);
+  ensureDir(path.join(fleet.dir, 'tmp'));
   writeFileSync(fleet.config, `${lines.join('\n')}\n`);
 }

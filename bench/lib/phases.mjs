@@ -55,6 +55,29 @@ function checkReportOnly(result, expected) {
   return result;
 }
 
+/**
+ * The same report-only pass with the leaks of bench/lib/leaks.mjs added (git garbage in live
+ * opencode repositories, ended Claude Code sessions' task output), against `du -sb` of the same
+ * roots: its ratio is held to the fleet's without them, measured in the same run.
+ */
+export async function leaksPhase(fleet, samples, reps, log) {
+  const { leaks } = fleet;
+  const withLeaks = { ...fleet, config: leaks.config };
+  const expected = fleet.deadItems.length + leaks.deadItems;
+  await interleave(
+    samples,
+    reps,
+    [
+      [
+        'report-only with leaks',
+        async () => checkReportOnly(await runJanitor(withLeaks, { reportOnly: true }), expected),
+      ],
+      ['du with leaks', () => measure('du', ['-sb', ...fleet.roots, ...leaks.roots])],
+    ],
+    log,
+  );
+}
+
 /** The worktree engine's git checks against a sequential shell loop of `git status --porcelain`. */
 export async function gitChecksPhase(fleet, samples, reps, log) {
   const loop = 'for w in "$@"; do git -C "$w" status --porcelain >/dev/null || exit 1; done';

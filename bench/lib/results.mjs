@@ -46,6 +46,30 @@ export function buildRows(samples, fleet) {
       '≤ 1.10 ×',
       1.1,
     );
+    if (samples.all('report-only with leaks').length > 0) {
+      const { snapshots, sessions } = fleet.leaks;
+      pair(
+        `\`run --report-only\` with ${snapshots} opencode repositories of git garbage and ${sessions.toLocaleString('en')} Claude Code task folders added (process)`,
+        'report-only with leaks',
+        'du with leaks',
+        '`du -sb`',
+        '—',
+      );
+      const grown = ratio(
+        ratio(samples.median('report-only with leaks'), samples.median('du with leaks')),
+        ratio(samples.median('report-only'), samples.median('du')),
+      );
+      rows.push(
+        row(
+          "its ratio to `du -sb`, against the fleet's without them",
+          times(ratio(samples.median('report-only with leaks'), samples.median('du with leaks'))),
+          times(ratio(samples.median('report-only'), samples.median('du'))),
+          times(grown),
+          '≤ 1.10 ×',
+          grown <= 1.1,
+        ),
+      );
+    }
     pair('the walk alone (`measureTree`, process)', 'walk', 'du', '`du -sb`', '—');
     pair('floor: bare Node `readdirSync`+`lstatSync` loop (process)', 'node lstat loop', 'du', '`du -sb`', '—');
     pair(
