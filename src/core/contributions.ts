@@ -16,6 +16,12 @@ export interface ClaimedFolder {
   folder: string;
   /** Whose, in words: "Coding Owl's job worktrees". */
   whose: string;
+  /**
+   * The built-in worktree set of the same tool that gives way here (the Codex app's worktrees,
+   * which the codex provider judges with Codex's thread database): its roots may lie in the folder
+   * without a config being refused, and the worktrees provider leaves the folder to its claimer.
+   */
+  yields?: string;
 }
 
 /** Repositories a tool's own state names, for the anchors only its state can resolve. */
@@ -52,4 +58,6 @@ export interface BuiltInSet {
    * root two tools' states name): a tool's set that moved into its own provider keeps its place.
    */
   before?: string;
+  /** What the tool's own record says of one of its worktrees, from the worktree's admin folder, for the detail. */
+  describe?(adminDir: string): string | null;
 }

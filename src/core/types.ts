@@ -15,6 +15,7 @@ export type ProviderName = string;
  * `task-folder`: an extension's per-task conversation folder, reported (never deleted) when no history names it.
  * `task-output`: Claude Code's background task output (a session folder under `claude-<uid>`).
  * `git-garbage`: one of git's temporary files inside a live checkpoint repository (src/engines/git-garbage/).
+ * `staging`: Codex's marketplace staging and backup clones (and its plugin clones).
  */
 export type ItemKind =
   | 'session-home'
@@ -25,7 +26,8 @@ export type ItemKind =
   | 'job'
   | 'task-folder'
   | 'task-output'
-  | 'git-garbage';
+  | 'git-garbage'
+  | 'staging';
 
 export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
 export const VERDICTS: readonly Verdict[] = ['deleted', 'would-delete', 'kept', 'refused', 'unfinished', 'failed'];

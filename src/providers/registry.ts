@@ -8,13 +8,14 @@ import { cline } from './cline/index.js';
 import { roo } from './roo/index.js';
 import { claudeCode } from './claude-code/index.js';
 import { gemini } from './gemini/index.js';
+import { codex } from './codex/index.js';
 
 /**
  * Every provider, in the order a pass runs them: one line each. A provider is one folder,
  * src/providers/<name>/, whose index.ts says all the rest (its config section, reason codes,
  * demo sandbox, and what it tells the other providers).
  */
-export const PROVIDERS: readonly ProviderModule[] = [watchfire, kilo, owl, worktrees, cline, roo, claudeCode, gemini];
+export const PROVIDERS: readonly ProviderModule[] = [watchfire, kilo, owl, worktrees, cline, roo, claudeCode, gemini, codex];
 
 export const PROVIDER_NAMES: readonly ProviderName[] = PROVIDERS.map((provider) => provider.name);
 

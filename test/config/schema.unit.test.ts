@@ -34,6 +34,7 @@ const DEFAULTS = {
     roo: { enabled: true, extensions: ['roo', 'kilo'] },
     'claude-code': { enabled: true },
     gemini: { enabled: true, tools: ['gemini', 'qwen'] },
+    codex: { enabled: true },
   },
 };
 
@@ -99,6 +100,7 @@ describe('the config schema: defaults', () => {
         roo: { enabled: true, extensions: ['kilo'], userDataDir: ['/u'] },
         'claude-code': { enabled: true, tmpDir: ['/scratch'] },
         gemini: { enabled: true, tools: ['qwen'], dir: ['/g/.qwen'] },
+        codex: { enabled: true },
       },
     });
   });

@@ -5,8 +5,11 @@ import { examineWorktree, type WorktreeEvidence } from './evidence.js';
 export interface WorktreeRemovalPlan {
   /** The evidence the judgement was made on. */
   judged: Extract<WorktreeEvidence, { state: 'linked' }>;
-  /** The provider's judge, run again on fresh evidence right before the removal. */
-  rejudge(fresh: WorktreeEvidence): OwnerJudgement;
+  /**
+   * The provider's judge, run again on fresh evidence right before the removal (with what it reads
+   * again of its own record, such as Codex's thread and its writer lock).
+   */
+  rejudge(fresh: WorktreeEvidence): OwnerJudgement | Promise<OwnerJudgement>;
   /** Folders of the owner's that go with the worktree (Owl's worktree-config/<id>/). */
   alsoRemove?: string[];
 }
@@ -29,7 +32,7 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
       async recheck(ctx) {
         // As whom the executor removes it (rule 20): whom its status ran as when it was judged.
         const fresh = await examineWorktree(link.path, ctx.owner ?? undefined);
-        const verdict = plan.rejudge(fresh);
+        const verdict = await plan.rejudge(fresh);
         if (verdict.decision !== 'delete') throw stopFor(verdict);
         if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)
           throw new RemovalStopped(

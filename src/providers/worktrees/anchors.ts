@@ -11,25 +11,6 @@ export interface RootBase {
   basis?: LocationBasis;
 }
 
-const isOwnHome = (home: string, env: NodeJS.ProcessEnv): boolean =>
-  Boolean(env.HOME) && path.resolve(env.HOME as string) === path.resolve(home);
-
-/** `$CODEX_HOME` describes the current user's own home; every other home has Codex's default. */
-function codexHome(home: string, env: NodeJS.ProcessEnv): string {
-  const named = env.CODEX_HOME;
-  if (isOwnHome(home, env) && named && path.isAbsolute(named)) return path.resolve(named);
-  return path.join(path.resolve(home), '.codex');
-}
-
-/** The anchors of the tools whose worktree sets this provider holds itself. */
-export const OWN_ANCHORS: readonly Anchor[] = [
-  {
-    name: 'codex-home',
-    folders: (ctx) =>
-      ctx.homes.map((home) => ({ folder: codexHome(home, ctx.env), basis: { home: path.resolve(home) } })),
-  },
-];
-
 function anchorNamed(ctx: SetContext, name: string): Anchor | undefined {
   for (const provider of ctx.registry) {
     const found = provider.anchors?.find((anchor) => anchor.name === name);

@@ -8,8 +8,6 @@ import type { BuiltInSet } from '../../core/contributions.js';
  * exist costs a failed lstat and says nothing.
  */
 export const OWN_SETS: readonly BuiltInSet[] = [
-  // The Codex app: `$CODEX_HOME/worktrees/<4-hex id>/<repo>`, detached HEAD.
-  { name: 'codex', tool: 'Codex', roots: ['{codex-home}/worktrees/*'], idleAfter: '7d' },
   // `~/.claude-squad/worktrees/<branch>_<hex>`; the default branch prefix `<user>/` adds a level.
   {
     name: 'claude-squad',

@@ -43,8 +43,8 @@ const DEFAULT_IDLE_AFTER = '3d';
 
 /**
  * Every built-in set: this provider's own (tools without a provider), then each other provider's
- * sets for its tool, in the registry's order. The order decides which set keeps a root that a
- * tool's state names for two of them.
+ * sets for its tool, in the registry's order (a set that names the set it is listed before goes
+ * there). The order decides which set keeps a root that a tool's state names for two of them.
  */
 export function builtInSets(registry: readonly Provider[]): BuiltInSet[] {
   const sets = [

@@ -1,5 +1,4 @@
 import type { ProviderModule } from '../../core/types.js';
-import { OWN_ANCHORS } from './anchors.js';
 import { OWN_SETS } from './builtin-sets.js';
 import { configureWorktrees, worktreesSection } from './config.js';
 import { worktreesSandbox } from './demo.js';
@@ -13,7 +12,6 @@ export const worktrees: ProviderModule = {
   reasons: WORKTREES_REASONS,
   sandbox: worktreesSandbox,
   configure: configureWorktrees,
-  anchors: OWN_ANCHORS,
   worktreeSets: OWN_SETS,
   ...worktreesGather,
 };

@@ -68,6 +68,8 @@ export function findRootOverlap(ctx: SetContext): string | null {
   const claimed = seen.length === 0 ? [] : claimedFolders(ctx);
   for (const entry of seen) {
     for (const folder of claimed) {
+      // A tool's own set gives way to its provider there (the pass leaves the folder to the provider).
+      if (folder.yields === entry.set) continue;
       if (patternsOverlap(entry.pattern, folder.folder))
         return `${describe(entry)} and ${folder.owner} (${folder.folder}, ${folder.whose}) overlap: both would judge the same folders; change the roots, or disable one of them`;
     }

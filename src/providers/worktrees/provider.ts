@@ -4,9 +4,9 @@ import { createTreeCache } from '../../safety/walk/tree-cache.js';
 import { newestWrite } from '../../engines/git-worktree/idle.js';
 import { scanNested } from '../../engines/git-worktree/nested.js';
 import { gitWorktreeRemoval } from '../../engines/git-worktree/remove.js';
-import { describeSet, ownerNote } from './describe.js';
-import { examineSetWorktrees, type SetWorktreeEvidence } from './examine.js';
-import { judgeSetWorktree, type IdlePolicy } from './judge.js';
+import { describeSet } from './describe.js';
+import { examineSetWorktrees, type SetWorktreeEvidence } from '../../engines/git-worktree/examine.js';
+import { judgeSetWorktree, type IdlePolicy } from '../../engines/git-worktree/judge.js';
 import { setRoots, worktreesIn, type SetRoot } from './layout.js';
 import { builtInSets } from './config.js';
 
@@ -24,7 +24,7 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
     // gives way), so each worktree belongs to one set.
     const nowMs = ctx.now.getTime();
     const claimedNames = ctx.registry.flatMap((provider) => provider.claimedNames ?? []);
-    const tools = new Map(builtInSets(ctx.registry).map((set) => [set.name, set.tool]));
+    const builtIns = new Map(builtInSets(ctx.registry).map((set) => [set.name, set]));
     const items: SetWorktree[] = [];
     for (const root of found.roots) {
       try {
@@ -33,7 +33,8 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
             root,
             worktree,
             policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs },
-            tool: tools.get(root.set),
+            tool: builtIns.get(root.set)?.tool,
+            describe: builtIns.get(root.set)?.describe,
           });
         roots.push({ provider: 'worktrees', root: root.root, ok: true });
       } catch (err) {
@@ -60,13 +61,15 @@ interface SetWorktree {
   policy: IdlePolicy;
   /** The tool of a built-in set, for the detail. */
   tool: string | undefined;
+  /** What that tool's own record says of the worktree, where its provider reads it. */
+  describe: ((adminDir: string) => string | null) | undefined;
 }
 
 function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candidate {
   const { root, worktree, policy } = item;
   const { evidence, newest, nested } = examined;
   const judged = judgeSetWorktree(evidence, newest, policy, nested);
-  const note = evidence.state === 'linked' ? ownerNote(root.set, evidence.link) : null;
+  const note = evidence.state === 'linked' ? (item.describe?.(evidence.link.adminDir) ?? null) : null;
   // The detail says which set found the worktree, and what its tool's own record says of it.
   const judgement = {
     ...judged,

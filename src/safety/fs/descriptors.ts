@@ -1,5 +1,6 @@
 /** Descriptors of entries: to enter a folder whose path is not UTF-8, or to hand one to a child. */
 import * as fs from 'node:fs';
+import { ignoreMissing } from './ignore-missing.js';
 import { named } from './paths.js';
 
 /** The flags `open(2)` takes, for the few callers that open a file with care of their own. */
@@ -35,3 +36,27 @@ export function openPathSync(p: string): number {
 }
 
 export const closeSync = (fd: number): void => fs.closeSync(fd);
+
+/** A lock file held open: its descriptor, and which file it is. */
+export interface OpenLockFile {
+  fd: number;
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Opens another tool's lock file to lock it: read-only, never through a link at its last step,
+ * never a FIFO waited on, and never created (a lock file that is not there is the owner's to make).
+ * Answers null where it does not exist; throws where it is anything but a regular file.
+ */
+export function openLockFileSync(p: string): OpenLockFile | null {
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY;
+  const fd = ignoreMissing(() => named(p, (at) => fs.openSync(at, flags)), null);
+  if (fd === null) return null;
+  const stats = fs.fstatSync(fd);
+  if (!stats.isFile()) {
+    fs.closeSync(fd);
+    throw new Error(`${p} is not a regular file`);
+  }
+  return { fd, dev: stats.dev, ino: stats.ino };
+}

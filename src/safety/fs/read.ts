@@ -113,3 +113,20 @@ export async function readStateFile(p: string, maxBytes: number): Promise<{ text
     await handle.close().catch(() => undefined);
   }
 }
+
+/** readStateFile, synchronously: for a small settings file read where a caller cannot wait (a provider's claims). */
+export function readStateFileSync(p: string, maxBytes: number): { text: string; uid: number } | null {
+  const fd = ignoreMissing(
+    () => named(p, (at) => fs.openSync(at, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)),
+    null,
+  );
+  if (fd === null) return null;
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) throw new Error(`${p} is not a regular file`);
+    if (stats.size > maxBytes) throw new Error(`${p} is larger than ${maxBytes} bytes`);
+    return { text: fs.readFileSync(fd, 'utf8'), uid: stats.uid };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,8 +1,8 @@
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { examineSetWorktrees } from '../../../src/providers/worktrees/examine.js';
-import { judgeSetWorktree, type IdlePolicy } from '../../../src/providers/worktrees/judge.js';
+import { examineSetWorktrees } from '../../../src/engines/git-worktree/examine.js';
+import { judgeSetWorktree, type IdlePolicy } from '../../../src/engines/git-worktree/judge.js';
 import { measureTree } from '../../../src/safety/walk/walk.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { gitWrapper } from '../../helpers/git-wrapper.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeSetWorktree, type IdlePolicy } from '../../../src/providers/worktrees/judge.js';
+import { judgeSetWorktree, type IdlePolicy } from '../../../src/engines/git-worktree/judge.js';
 import type { NewestWrite } from '../../../src/engines/git-worktree/idle.js';
 import {
   BRANCH,

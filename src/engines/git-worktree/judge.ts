@@ -1,6 +1,6 @@
 import { formatDuration } from '../../util/duration.js';
 import type { OwnerJudgement } from '../../core/types.js';
-import type { WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
+import type { WorktreeEvidence } from './evidence.js';
 import {
   branchName,
   describeChanges,
@@ -9,10 +9,10 @@ import {
   nestedRepositories,
   otherRefs,
   shortCommit,
-} from '../../engines/git-worktree/judging.js';
-import type { NewestWrite } from '../../engines/git-worktree/idle.js';
-import type { NestedScan } from '../../engines/git-worktree/nested.js';
-import { describeUnheldRefs, unheldWorktreeRefs } from '../../engines/git-worktree/worktree-refs-held.js';
+} from './judging.js';
+import type { NewestWrite } from './idle.js';
+import type { NestedScan } from './nested.js';
+import { describeUnheldRefs, unheldWorktreeRefs } from './worktree-refs-held.js';
 
 export interface IdlePolicy {
   set: string;

@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import type { Owner } from '../../safety/owners/owner.js';
-import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
-import { newestWrite, type NewestWrite } from '../../engines/git-worktree/idle.js';
-import { readWorktreeLink, type LinkResult, type WorktreeLink } from '../../engines/git-worktree/link.js';
-import { scanNested, type NestedScan } from '../../engines/git-worktree/nested.js';
+import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from './evidence.js';
+import { newestWrite, type NewestWrite } from './idle.js';
+import { readWorktreeLink, type LinkResult, type WorktreeLink } from './link.js';
+import { scanNested, type NestedScan } from './nested.js';
 import type { IdlePolicy } from './judge.js';
 
 export interface SetWorktreeEvidence {

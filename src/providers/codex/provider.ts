@@ -1,0 +1,159 @@
+import path from 'node:path';
+import type { ClaimedFolder, SetContext } from '../../core/contributions.js';
+import { errorMessage } from '../../core/errors.js';
+import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import type { EffectiveConfig } from '../../config/schema.js';
+import { isInside } from '../../safety/inside.js';
+import { readLockTable, type LockTable } from '../../safety/locks/flock.js';
+import { homeOwner, locate } from '../../safety/owners/locations.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
+import { parseDuration } from '../../util/duration.js';
+import { codexConfig } from './config.js';
+import { codexHomes, scratchRoot, type CodexHome } from './layout.js';
+import { readCodexSettings, threadDatabase, worktreeRoots } from './settings.js';
+import { stagingCandidates } from './staging.js';
+import { usageCandidates } from './usage.js';
+import { worktreeCandidates } from './worktrees.js';
+
+/** Codex: its marketplace staging clones and backups, plugin clones, and the app's worktrees. */
+export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFolders'> = {
+  claimedFolders: (ctx) =>
+    codexConfig(ctx.config).enabled
+      ? codexHomes(ctx).flatMap((codex): ClaimedFolder[] => [
+          { owner: 'codex', folder: scratchRoot(codex.codexHome), whose: "Codex's marketplace and plugin clones" },
+          ...(worktreeClaim(codex, ctx)?.roots ?? []).map((root) => ({
+            owner: 'codex',
+            folder: root,
+            whose: "the Codex app's worktrees, judged with Codex's thread database",
+            yields: 'codex',
+          })),
+        ])
+      : [],
+  async claimedAreas(ctx) {
+    return codexHomes(ctx).flatMap((codex) => [
+      { owner: 'codex', folder: scratchRoot(codex.codexHome) },
+      ...(worktreeClaim(codex, ctx)?.roots ?? []).map((folder) => ({ owner: 'codex', folder })),
+    ]);
+  },
+  async gather(ctx: GatherContext): Promise<Gathering> {
+    const roots: RootStatus[] = [];
+    const candidates: Candidate[] = [];
+    let locks: LockTable | null = null;
+    for (const codex of codexHomes(ctx)) {
+      const located = locate(codex.codexHome, codex.basis);
+      // Codex is not used in this home (or its folder cannot be looked at): nothing to say.
+      if (located.state === 'absent' || located.state === 'unreadable') continue;
+      if (located.state === 'refused') {
+        roots.push({ provider: 'codex', root: codex.codexHome, ok: false, error: located.detail });
+        continue;
+      }
+      const owner = located.owner;
+      const settings = readCodexSettings(codex);
+      roots.push(
+        settings.state === 'unreadable'
+          ? { provider: 'codex', root: codex.codexHome, ok: false, error: settings.error }
+          : { provider: 'codex', root: codex.codexHome, ok: true },
+      );
+      try {
+        locks ??= readLockTable();
+        const tmp = locate(scratchRoot(codex.codexHome), codex.basis);
+        if (tmp.state === 'refused' || tmp.state === 'unreadable')
+          roots.push({ provider: 'codex', root: tmp.path, ok: false, error: tmp.detail });
+        else if (tmp.state === 'found')
+          candidates.push(
+            ...(await stagingCandidates(
+              {
+                codexHome: codex.codexHome,
+                settings,
+                rereadSettings: () => readCodexSettings(codex),
+                locks,
+                homeOwner: owner,
+              },
+              ctx,
+            )),
+          );
+        const claim = worktreeClaim(codex, ctx);
+        if (claim) {
+          const found = await worktreeCandidates(
+            {
+              codex,
+              homeOwner: owner,
+              roots: claim.roots,
+              database: claim.database,
+              idleAfterMs: claim.idleAfterMs,
+            },
+            ctx,
+          );
+          roots.push(...found.roots);
+          candidates.push(...found.candidates);
+        }
+        const sqliteHome =
+          settings.state === 'unreadable'
+            ? codex.codexHome
+            : path.dirname(threadDatabase(codex, settings.settings, ctx.env));
+        candidates.push(...(await usageCandidates(codex.codexHome, sqliteHome, owner)));
+      } catch (err) {
+        ctx.log.error({ err, codexHome: codex.codexHome }, 'codex home not reconciled');
+        roots.push({ provider: 'codex', root: codex.codexHome, ok: false, error: errorMessage(err) });
+      }
+    }
+    return { roots, candidates };
+  },
+};
+
+/** The `codex` worktree set's switches: on while the worktrees provider and the set are both on. */
+function codexSetOn(config: EffectiveConfig): { idleAfterMs: number } | null {
+  if (!codexConfig(config).enabled) return null;
+  const section = config.providers.worktrees as
+    | { enabled?: boolean; sets?: Array<{ name: string; enabled?: boolean; idleAfter?: string }> }
+    | undefined;
+  if (!section?.enabled) return null;
+  const set = section.sets?.find((each) => each.name === 'codex');
+  if (!set || set.enabled === false) return null;
+  return { idleAfterMs: parseDuration(set.idleAfter ?? '') ?? DEFAULT_IDLE_AFTER_MS };
+}
+
+const DEFAULT_IDLE_AFTER_MS = 7 * 86_400_000;
+
+interface WorktreeClaim {
+  roots: string[];
+  /** The thread database, or why it cannot be read. */
+  database: string | { error: string };
+  idleAfterMs: number;
+}
+
+/**
+ * Whether this provider judges a Codex home's app worktrees, and where: it does where Codex keeps
+ * its thread database (or where config.toml, which says where that is, cannot be read: then it
+ * refuses them), while the `codex` set is on; elsewhere the set judges them as a tool with no
+ * database to ask. Read from the disk each time it is asked, the same way for the claims and the
+ * gathering.
+ */
+function worktreeClaim(codex: CodexHome, ctx: SetContext): WorktreeClaim | null {
+  const set = codexSetOn(ctx.config);
+  if (!set) return null;
+  const read = readCodexSettings(codex);
+  if (read.state === 'unreadable')
+    return {
+      roots: worktreeRoots(codex, { sqliteHome: null, worktreeRoot: null, marketplaces: new Map() }),
+      database: { error: read.error },
+      ...set,
+    };
+  const database = threadDatabase(codex, read.settings, ctx.env);
+  const basis = databaseBasis(codex, database);
+  if (basis === null) return null;
+  const located = locate(database, basis, 'file');
+  if (located.state === 'absent') return null;
+  return {
+    roots: worktreeRoots(codex, read.settings),
+    database: located.state === 'found' ? database : { error: located.detail },
+    ...set,
+  };
+}
+
+/** A database in the home is the home's; one elsewhere (`sqlite_home`) must be the home's owner's too. */
+function databaseBasis(codex: CodexHome, database: string): LocationBasis | null {
+  if (isInside(codex.home, database)) return codex.basis;
+  const owner = homeOwner(codex.home);
+  return owner ? { owner, of: `the owner of ${codex.home}` } : null;
+}

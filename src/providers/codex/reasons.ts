@@ -1,0 +1,23 @@
+import { DELETES, type ReasonTable } from '../../core/reasons.js';
+import { WORKTREE_REASONS } from '../../engines/git-worktree/reasons.js';
+
+export const CODEX_REASONS = {
+  ...WORKTREE_REASONS,
+  'staging-dead': DELETES,
+  'staging-expired': DELETES,
+  'plugin-clone-dead': DELETES,
+  'backup-superseded': DELETES,
+  'only-copy': ['unfinished'],
+  'staging-locked': ['refused'],
+  'staging-lock-unusable': ['refused'],
+  'codex-threshold': ['kept', 'refused'],
+  'thread-archived': DELETES,
+  'thread-gone': DELETES,
+  'idle-clean': DELETES,
+  'not-idle': ['kept', 'refused'],
+  'thread-live': ['kept', 'refused'],
+  'thread-unknown': ['kept', 'refused'],
+  'writer-lock-unknown': ['refused'],
+  'codex-conversations': ['kept'],
+  'codex-release': ['kept'],
+} as const satisfies ReasonTable;

@@ -1,0 +1,158 @@
+import { errorMessage } from '../../core/errors.js';
+import { closeSync, openLockFileSync, type OpenLockFile } from '../fs/descriptors.js';
+import { parseHexDevice } from '../fs/device-number.js';
+import { readKernelFileSync } from '../fs/read.js';
+import { lstatOrNullSync } from '../fs/stat.js';
+import { spawn } from '../../util/builtins.js';
+
+/**
+ * flock(2) locks of another tool's (Codex's), from Node, which has no flock. A lock is taken by
+ * util-linux `flock --nonblock <fd>` run on a descriptor this process opened and hands the child:
+ * a flock belongs to the open file description, which the child shares, so the lock stays held by
+ * this process's descriptor once the child has exited, and is let go when that descriptor is closed,
+ * or when this process dies however it dies. No helper outlives the attempt, nothing ever waits on a
+ * lock, and no lock file is ever created: one that is not there is its owner's to make.
+ * Node opens descriptors close-on-exec, so no other child of the pass (git) inherits a lock.
+ */
+
+/** Locks this pass holds: released together. */
+export interface HeldFlocks {
+  files: readonly string[];
+  /** Throws unless every lock file is still the very file locked (not replaced, not removed). */
+  assertStillLocked(): void;
+  release(): void;
+}
+
+export type FlockAttempt = { held: HeldFlocks } | { busy: string };
+
+/** util-linux flock's exit code where a lock is held elsewhere (`--conflict-exit-code`). */
+const BUSY = 75;
+/** flock --nonblock answers at once; a child that does not is stopped. */
+const ATTEMPT_LIMIT_MS = 10_000;
+
+/**
+ * Takes an exclusive flock on each file, in order, without waiting: all of them, or none (the ones
+ * taken are let go again) and the first that another process holds. A file that is not there is
+ * skipped: it locks nothing. Throws where a file cannot be opened or `flock` cannot be run.
+ * `movingWithItem` names lock files inside the item being deleted, which its rename moves.
+ */
+export async function takeFlocks(
+  files: readonly string[],
+  options: { movingWithItem?: readonly string[] } = {},
+): Promise<FlockAttempt & { missing: string[] }> {
+  const opened: Array<OpenLockFile & { file: string }> = [];
+  const missing: string[] = [];
+  try {
+    for (const file of files) {
+      const lock = openLockFileSync(file);
+      if (lock) opened.push({ ...lock, file });
+      else missing.push(file);
+    }
+    if (opened.length > 0) {
+      const busy = await lockDescriptors(opened.map((lock) => lock.fd));
+      if (busy !== null) {
+        const holder = (opened[busy] as (typeof opened)[number]).file;
+        for (const lock of opened.splice(0)) closeSync(lock.fd);
+        return { busy: holder, missing };
+      }
+    }
+  } catch (err) {
+    for (const lock of opened) closeSync(lock.fd);
+    throw err;
+  }
+  let released = false;
+  return {
+    missing,
+    held: {
+      files: opened.map((lock) => lock.file),
+      assertStillLocked() {
+        if (released) throw new Error(`the locks on ${opened.map((lock) => lock.file).join(', ')} were let go`);
+        for (const lock of opened) {
+          // A lock file inside the item moves with it into quarantine: the lock on it is still ours.
+          if (options.movingWithItem?.includes(lock.file)) continue;
+          const now = lstatOrNullSync(lock.file);
+          if (!now || now.dev !== lock.dev || now.ino !== lock.ino)
+            throw new Error(`${lock.file} was ${now ? 'replaced' : 'removed'} while its lock was held here`);
+        }
+      },
+      release() {
+        if (released) return;
+        released = true;
+        for (const lock of opened) closeSync(lock.fd);
+      },
+    },
+  };
+}
+
+/**
+ * One child, `sh`, runs `flock --nonblock` on each descriptor in turn (3, 4, …); answers null when
+ * every lock is taken, else the index of the first one another process holds.
+ */
+function lockDescriptors(fds: readonly number[]): Promise<number | null> {
+  const script =
+    'i=0; for fd do flock --nonblock --conflict-exit-code 75 "$fd" || { c=$?; echo "$i"; exit $c; }; i=$((i+1)); done';
+  const numbers = fds.map((_, k) => String(3 + k));
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', script, 'sh', ...numbers], {
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe', ...fds],
+    });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), ATTEMPT_LIMIT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`flock could not be run: ${errorMessage(error)}`));
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      const index = Number(out.trim());
+      if (code === 0) resolve(null);
+      else if (code === BUSY && Number.isInteger(index) && index >= 0 && index < fds.length) resolve(index);
+      else
+        reject(
+          new Error(
+            `util-linux flock failed (${signal ?? `exit ${code}`}): ${err.trim().split('\n').pop() || 'no message'}`,
+          ),
+        );
+    });
+  });
+}
+
+/** Which files hold a lock of any process right now, from /proc/locks: read only, nothing is taken. */
+export interface LockTable {
+  /** Whether the file (by device and inode) has a lock on it; false for one that is not there. */
+  isLocked(file: string): boolean;
+}
+
+/**
+ * Reads /proc/locks once (flock and POSIX locks alike, each named by device and inode). A lock
+ * shows there only when its holder is visible in the pass's PID namespace: a pass that cannot see
+ * every process is blind (rule 19) and deletes nothing anyway, and every deletion takes the lock
+ * itself first (takeFlocks), which no namespace hides.
+ */
+export function readLockTable(procRoot = '/proc'): LockTable {
+  const locked = new Set<string>();
+  for (const line of readKernelFileSync(`${procRoot}/locks`).split('\n')) {
+    // `1: FLOCK  ADVISORY  WRITE 641 fe:00:2179091 0 EOF`; a waiter is marked `->` and holds nothing.
+    const fields = line.trim().split(/\s+/);
+    if (fields[1] === '->') continue;
+    const identity = fields[5]?.split(':');
+    if (identity?.length !== 3) continue;
+    const dev = parseHexDevice(`${identity[0]}:${identity[1]}`);
+    if (!Number.isNaN(dev)) locked.add(`${dev}:${identity[2]}`);
+  }
+  return {
+    isLocked(file) {
+      const stats = lstatOrNullSync(file);
+      return stats?.isFile() === true && locked.has(`${stats.dev}:${stats.ino}`);
+    },
+  };
+}
