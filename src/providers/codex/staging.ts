@@ -87,7 +87,9 @@ function lockSeen(file: string, locks: LockTable): LockSeen {
   }
   if (!stats) return 'missing';
   if (!stats.isFile()) return { unusable: `${file} is not a regular file, so it is no lock Codex takes` };
-  return locks.isLocked(file) ? 'held' : 'free';
+  const locked = locks.isLocked(file);
+  if (locked === null) return { unusable: `whether ${file} is held cannot be told: ${locks.unreadable}` };
+  return locked ? 'held' : 'free';
 }
 
 export interface StagingContext {

@@ -91,7 +91,10 @@ export function writerLocksSeen(codexHome: string, locks: LockTable = readLockTa
   return (thread: string): WriterState => {
     if (!THREAD_ID.test(thread)) return { state: 'unknown', detail: `${thread} is not a Codex thread id` };
     const lock = path.join(writerLocksFolder(codexHome), `${thread}.lock`);
-    return locks.isLocked(lock) ? { state: 'live', lock } : { state: 'free' };
+    const locked = locks.isLocked(lock);
+    if (locked === null)
+      return { state: 'unknown', detail: `whether ${lock} is held cannot be told: ${locks.unreadable}` };
+    return locked ? { state: 'live', lock } : { state: 'free' };
   };
 }
 
@@ -101,7 +104,17 @@ export function writerLocksSeen(codexHome: string, locks: LockTable = readLockTa
  * lock is tried without waiting and let go at once. A coordination lock held elsewhere says
  * nothing either way (a writer is starting or ending): unknown. No lock file is made.
  */
-export async function probeWriter(codexHome: string, thread: string): Promise<WriterState> {
+export function probeWriter(codexHome: string, thread: string): Promise<WriterState> {
+  // One probe at a time in this process: worktrees are removed side by side, and a second probe of
+  // ours would find the coordination lock held by the first.
+  const probe = probing.then(() => probeNow(codexHome, thread));
+  probing = probe.catch(() => undefined);
+  return probe;
+}
+
+let probing: Promise<unknown> = Promise.resolve();
+
+async function probeNow(codexHome: string, thread: string): Promise<WriterState> {
   if (!THREAD_ID.test(thread)) return { state: 'unknown', detail: `${thread} is not a Codex thread id` };
   const folder = writerLocksFolder(codexHome);
   const coordination = path.join(folder, '.coordination.lock');

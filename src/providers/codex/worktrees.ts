@@ -209,7 +209,6 @@ async function probedThreadEvidence(
 ): Promise<ThreadEvidence> {
   const seen = threadEvidence(worktree, records, () => ({ state: 'free' }));
   if (seen.state !== 'known') return seen;
-  // One after another: each takes Codex's coordination lock, which a second attempt of ours would find held.
   const threads: ThreadFinding[] = [];
   for (const each of seen.threads) threads.push({ ...each, writer: await probeWriter(codexHome, each.id) });
   return { state: 'known', threads };

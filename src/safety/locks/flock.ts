@@ -128,8 +128,13 @@ function lockDescriptors(fds: readonly number[]): Promise<number | null> {
 
 /** Which files hold a lock of any process right now, from /proc/locks: read only, nothing is taken. */
 export interface LockTable {
-  /** Whether the file (by device and inode) has a lock on it; false for one that is not there. */
-  isLocked(file: string): boolean;
+  /**
+   * Whether the file (by device and inode) has a lock on it: false for one that is not there, null
+   * where /proc/locks could not be read (nothing may be concluded then).
+   */
+  isLocked(file: string): boolean | null;
+  /** Why a lock's state cannot be told, where it cannot. */
+  unreadable?: string;
 }
 
 /**
@@ -139,8 +144,15 @@ export interface LockTable {
  * itself first (takeFlocks), which no namespace hides.
  */
 export function readLockTable(procRoot = '/proc'): LockTable {
+  let text: string;
+  try {
+    text = readKernelFileSync(`${procRoot}/locks`);
+  } catch (err) {
+    const unreadable = `${procRoot}/locks cannot be read: ${errorMessage(err)}`;
+    return { isLocked: () => null, unreadable };
+  }
   const locked = new Set<string>();
-  for (const line of readKernelFileSync(`${procRoot}/locks`).split('\n')) {
+  for (const line of text.split('\n')) {
     // `1: FLOCK  ADVISORY  WRITE 641 fe:00:2179091 0 EOF`; a waiter is marked `->` and holds nothing.
     const fields = line.trim().split(/\s+/);
     if (fields[1] === '->') continue;
@@ -151,8 +163,14 @@ export function readLockTable(procRoot = '/proc'): LockTable {
   }
   return {
     isLocked(file) {
-      const stats = lstatOrNullSync(file);
-      return stats?.isFile() === true && locked.has(`${stats.dev}:${stats.ino}`);
+      try {
+        const stats = lstatOrNullSync(file);
+        return stats?.isFile() === true && locked.has(`${stats.dev}:${stats.ino}`);
+      } catch {
+        // A lock file that cannot be looked at tells nothing either way.
+        return null;
+      }
     },
+    unreadable: 'it cannot be looked at',
   };
 }
