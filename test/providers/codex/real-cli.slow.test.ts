@@ -2,6 +2,10 @@ import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PassResult } from '../../../src/core/pass.js';
+import { expectOnly } from '../../helpers/git-fixtures.js';
+import { type Entry, inventory } from '../../helpers/inventory.js';
+import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
 import {
   CODEX,
@@ -19,7 +23,7 @@ import {
 import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
 import { gitWith, layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
 import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
-import { cmdlineOf } from '../../support/real-clis/run.js';
+import { cmdlineOf, waitUntil } from '../../support/real-clis/run.js';
 import { cliSandbox, startOf } from '../../support/real-clis/sandbox.js';
 
 let install: CliInstall;
@@ -55,8 +59,37 @@ function threads(cx: Codex): Array<Record<string, unknown>> {
   }
 }
 
+/**
+ * One real pass of the codex provider over the sandbox's home, as its user would run it (their
+ * `$CODEX_HOME`), with no minAge: Codex's scratch here is seconds old.
+ */
+function janitor(
+  cx: Codex,
+  options: { reportOnly?: boolean; processCheck?: 'auto' | 'off' } = {},
+): Promise<PassResult> {
+  return pass({
+    dir: tempDir('aj-codex-cli-run-'),
+    config: { homes: [cx.sandbox.home], minAge: '0s', processCheck: options.processCheck ?? 'auto' },
+    only: ['codex'],
+    reportOnly: options.reportOnly ?? false,
+    env: { HOME: cx.sandbox.home, CODEX_HOME: cx.home, CODEX_SQLITE_HOME: '' },
+  });
+}
+
+const verdict = (result: PassResult, folder: string) => {
+  const item = itemAt(result.report, folder);
+  return `${item.verdict} ${item.reason}`;
+};
+
+/** SQLite's files beside a database, which a read-only open (and Codex itself) rewrite. */
+const sqliteSide = (key: string) => /\.sqlite-(wal|shm)$/.test(key);
+
+/** Everything of the sandbox that must outlive a pass: the Codex home and the user's projects. */
+const everything = (cx: Codex): Map<string, Entry> => inventory(cx.sandbox.root, { exclude: [cx.sandbox.tmp] });
+const rel = (cx: Codex, folder: string) => path.relative(cx.sandbox.root, folder);
+
 describe(`the real Codex ${CODEX.version}`, () => {
-  it('clones a marketplace from a git source, and a Codex killed mid-clone or between its renames leaves a staging folder and a backup', async (ctx) => {
+  it('clones a marketplace from a git source; a Codex killed mid-clone or between its renames leaves a staging folder and a backup, and a pass deletes the clones, keeps the only copy, and takes the backup once the live copy is whole', async (ctx) => {
     if (!install.bin) {
       console.warn(`skipping the real Codex test: ${install.why}`);
       ctx.skip(install.why);
@@ -95,7 +128,22 @@ describe(`the real Codex ${CODEX.version}`, () => {
     const clone = midClone.orphans.find((pid) => cmdlineOf(pid).includes(' clone '));
     expect(clone).toBeDefined();
     expect(alive(clone as number)).toBe(true);
+    // The orphaned clone still writes in the staging folder: a pass refuses it.
+    const whileCloning = await janitor(cx);
+    expect(verdict(whileCloning, midClone.staging)).toBe('refused in-use');
+    expect(existsSync(path.join(midClone.staging, 'checkout', '.git'))).toBe(true);
     for (const pid of midClone.orphans) process.kill(pid, 'SIGKILL');
+    await waitUntil('the orphaned clone to die', () => !alive(clone as number), { timeoutMs: 10_000 });
+    // Its lock is free and nothing is inside: the staging clone goes, and nothing else changes.
+    const beforeDead = everything(cx);
+    const dead = await janitor(cx);
+    expect(verdict(dead, midClone.staging)).toBe('deleted staging-dead');
+    expect(dead.report.items.map((item) => item.path)).toEqual([midClone.staging]);
+    expectOnly(beforeDead, everything(cx), {
+      removed: [rel(cx, midClone.staging)],
+      changedDirs: [rel(cx, path.dirname(midClone.staging))],
+    });
+    expect(stagingFolders(cx)).toEqual([]);
     // Codex's own sweep, at the start of the next upgrade, removes it once its lock is free.
     await codex(cx, ['plugin', 'marketplace', 'upgrade'], cwd);
     expect(stagingFolders(cx)).toEqual([]);
@@ -129,14 +177,35 @@ describe(`the real Codex ${CODEX.version}`, () => {
       ...record,
       revision: revision(),
     });
-    // The next upgrade clones the live copy anew and sweeps the staging folder; the backup stays for good.
+    // A pass: the staging clone goes, the backup is the only copy of acme and stays, saying how to restore it.
+    const beforeBetween = everything(cx);
+    const onlyCopy = await janitor(cx);
+    expect(verdict(onlyCopy, between.staging)).toBe('deleted staging-dead');
+    expect(verdict(onlyCopy, between.backup)).toBe('unfinished only-copy');
+    expect(itemAt(onlyCopy.report, between.backup).detail).toContain(
+      `mv ${path.join(between.backup, 'root')} ${live} && rmdir ${between.backup}`,
+    );
+    expectOnly(beforeBetween, everything(cx), {
+      removed: [rel(cx, between.staging)],
+      changedDirs: [rel(cx, path.dirname(between.staging))],
+    });
+    // The next upgrade clones the live copy anew; the backup stays for good.
     await codex(cx, ['plugin', 'marketplace', 'upgrade'], cwd);
     expect(readJson(path.join(live, '.codex-marketplace-install.json'))).toEqual({ ...record, revision: revision() });
     expect(stagingFolders(cx)).toEqual([]);
     expect(existsSync(path.join(between.backup, 'root', '.git'))).toBe(true);
+    // Its live copy whole and configured, the backup goes; the live copy and config.toml stay byte for byte.
+    const beforeSuperseded = everything(cx);
+    const superseded = await janitor(cx);
+    expect(verdict(superseded, between.backup)).toBe('deleted backup-superseded');
+    expectOnly(beforeSuperseded, everything(cx), {
+      removed: [rel(cx, between.backup)],
+      changedDirs: [rel(cx, cx.marketplaces)],
+    });
+    expect(readJson(path.join(live, '.codex-marketplace-install.json'))).toEqual({ ...record, revision: revision() });
   }, 300_000);
 
-  it('makes `exec --worktree` worktrees with codex-thread.json and a thread row; a killed turn leaves its writer lock and shell', async (ctx) => {
+  it('makes `exec --worktree` worktrees with codex-thread.json and a thread row; a pass keeps a live or open thread’s worktree and removes an archived one’s, and a killed turn leaves its writer lock and shell', async (ctx) => {
     if (!install.bin) ctx.skip(install.why);
     const sandbox = cliSandbox(tempDir('aj-codex-cli-'));
     const cx = codexIn(install.bin as string, sandbox, server.port);
@@ -176,7 +245,29 @@ describe(`the real Codex ${CODEX.version}`, () => {
       expect.arrayContaining(['sessions/', 'shell_snapshots/', 'state_5.sqlite', 'thread-writer-locks/', 'worktrees/']),
     );
 
-    const killed = await killCodexMidTurn(cx, repo, 'sleep 300; echo slept');
+    // The thread is not archived and was active just now: the worktree is kept.
+    const open = await janitor(cx);
+    expect(verdict(open, worktree)).toBe('kept not-idle');
+    expect(verdict(open, path.join(cx.home, 'sessions'))).toBe('kept codex-conversations');
+    // Archived with Codex's own command: the set's rule applies at once, and the worktree goes.
+    await codex(cx, ['archive', thread?.id as string], repo);
+    expect(threads(cx)[0]).toMatchObject({ archived: 1 });
+    const beforeArchived = everything(cx);
+    const archived = await janitor(cx);
+    expect(verdict(archived, worktree)).toBe('deleted thread-archived');
+    expect(gitWith(sandbox.env, ['worktree', 'list', '--porcelain'], repo)).not.toContain(worktree);
+    // git drops `.git/worktrees` with its last entry.
+    expectOnly(beforeArchived, everything(cx), {
+      removed: [rel(cx, worktree), rel(cx, path.dirname(admin))],
+      changedDirs: [rel(cx, path.dirname(worktree)), rel(cx, path.join(repo, '.git'))],
+      ignore: sqliteSide,
+    });
+
+    // While a session runs, its writer lock keeps its worktree, whatever else is said of it.
+    let whileLive: PassResult | null = null;
+    const killed = await killCodexMidTurn(cx, repo, 'sleep 300; echo slept', async () => {
+      whileLive = await janitor(cx, { reportOnly: true, processCheck: 'off' });
+    });
     const second = threads(cx)[1];
     expect(path.basename(killed.lock)).toBe(`${second?.id}.lock`);
     expect(lockedInodes().has(statSync(killed.lock).ino)).toBe(false);
@@ -185,7 +276,25 @@ describe(`the real Codex ${CODEX.version}`, () => {
     expect(sleeper).toBeDefined();
     expect(alive(sleeper as number)).toBe(true);
     expect(readlinkSync(`/proc/${sleeper}/cwd`)).toBe(second?.cwd);
-    const secondAdmin = path.join(repo, '.git', 'worktrees', 'app1');
+    // The first worktree is gone, so git may give this one's admin entry the same name: ask git.
+    const secondAdmin = gitWith(sandbox.env, ['rev-parse', '--absolute-git-dir'], second?.cwd as string).trim();
     expect(readJson(path.join(secondAdmin, 'codex-thread.json'))).toEqual({ version: 1, ownerThreadId: second?.id });
+    expect(verdict(whileLive as unknown as PassResult, second?.cwd as string)).toBe('kept thread-live');
+
+    // The killed session's thread, archived: the orphaned shell still inside keeps the worktree (in use),
+    // then, once it is gone, the worktree goes; sessions, the database and config.toml stay.
+    await codex(cx, ['archive', second?.id as string], repo);
+    const inUse = await janitor(cx);
+    expect(verdict(inUse, second?.cwd as string)).toBe('refused in-use');
+    process.kill(sleeper as number, 'SIGKILL');
+    await waitUntil('the orphaned shell to die', () => !alive(sleeper as number), { timeoutMs: 10_000 });
+    const beforeGone = everything(cx);
+    const gone = await janitor(cx);
+    expect(verdict(gone, second?.cwd as string)).toBe('deleted thread-archived');
+    expectOnly(beforeGone, everything(cx), {
+      removed: [rel(cx, second?.cwd as string), rel(cx, path.dirname(secondAdmin))],
+      changedDirs: [rel(cx, path.dirname(second?.cwd as string)), rel(cx, path.join(repo, '.git'))],
+      ignore: sqliteSide,
+    });
   }, 180_000);
 });

@@ -195,13 +195,14 @@ export function lockedInodes(): Set<number> {
 
 /**
  * Starts `codex exec --worktree` on a model that runs a long shell command (the fake server's script
- * must answer with `exec_command`), waits until the thread's writer lock is held, and kills Codex with
- * SIGKILL there. `commands` holds each descendant's command line as it was before the kill.
+ * must answer with `exec_command`), waits until the thread's writer lock is held, runs `whileHeld`,
+ * and kills Codex with SIGKILL there. `commands` holds each descendant's command line as it was before the kill.
  */
 export async function killCodexMidTurn(
   cx: Codex,
   repo: string,
   shellCommand: string,
+  whileHeld?: (lock: string) => Promise<void>,
 ): Promise<{ lock: string; orphans: number[]; commands: Map<number, string> }> {
   const locks = path.join(cx.home, 'thread-writer-locks');
   const child = startRunning(cx.bin, ['exec', '--worktree', '-s', 'danger-full-access', 'work a while'], {
@@ -226,6 +227,8 @@ export async function killCodexMidTurn(
       },
       { timeoutMs: 30_000, context: child.output },
     );
+    // What a test does while the session is live, its writer lock held.
+    await whileHeld?.(lock);
     const orphans = treeOf(child.pid as number).slice(1);
     const commands = new Map(orphans.map((pid) => [pid, cmdlineOf(pid)]));
     for (const pid of orphans) cx.sandbox.leave(pid);
