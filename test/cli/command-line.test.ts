@@ -1,3 +1,4 @@
+import { PROVIDER_NAMES } from '../../src/providers/registry.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { tempDir } from '../helpers/temp.js';
 
 const COMMANDS = 'the commands are run, serve, report, demo, config, help';
 const LEVELS = 'fatal, error, warn, info, debug, trace, silent';
-const PROVIDERS = 'watchfire, kilo, owl, worktrees, cline, roo, claude-code, gemini';
+const PROVIDERS = PROVIDER_NAMES.join(', ');
 
 function enclosed() {
   const base = tempDir('aj-cli-');

@@ -1,7 +1,6 @@
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
 import {
-  backdateTree,
   sandboxCommit,
   sandboxGit,
   sandboxRepo,
