@@ -9,7 +9,7 @@ import { homeOwner, locate } from '../../safety/owners/locations.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import { parseDuration } from '../../util/duration.js';
 import { codexConfig } from './config.js';
-import { codexHomes, scratchRoot, type CodexHome } from './layout.js';
+import { codexHomes, marketplacesFolder, scratchRoot, stagingFolder, type CodexHome } from './layout.js';
 import { readCodexSettings, threadDatabase, worktreeRoots } from './settings.js';
 import { stagingCandidates } from './staging.js';
 import { usageCandidates } from './usage.js';
@@ -59,7 +59,18 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
         const tmp = locate(scratchRoot(codex.codexHome), codex.basis);
         if (tmp.state === 'refused' || tmp.state === 'unreadable')
           roots.push({ provider: 'codex', root: tmp.path, ok: false, error: tmp.detail });
-        else if (tmp.state === 'found')
+        else if (tmp.state === 'found') {
+          // Each folder between the home and the clones is the home's owner's, or it is not read (rule 20).
+          const notRead = new Set<string>();
+          for (const folder of [marketplacesFolder(codex.codexHome), stagingFolder(codex.codexHome)]) {
+            const located = notRead.size > 0 ? null : locate(folder, codex.basis);
+            if (located === null || located.state === 'found' || located.state === 'absent') {
+              if (located === null) notRead.add(folder);
+              continue;
+            }
+            notRead.add(folder);
+            roots.push({ provider: 'codex', root: folder, ok: false, error: located.detail });
+          }
           candidates.push(
             ...(await stagingCandidates(
               {
@@ -68,10 +79,12 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
                 rereadSettings: () => readCodexSettings(codex),
                 locks,
                 homeOwner: owner,
+                notRead,
               },
               ctx,
             )),
           );
+        }
         const claim = worktreeClaim(codex, ctx);
         if (claim) {
           const found = await worktreeCandidates(
@@ -91,7 +104,7 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
           settings.state === 'unreadable'
             ? codex.codexHome
             : path.dirname(threadDatabase(codex, settings.settings, ctx.env));
-        candidates.push(...(await usageCandidates(codex.codexHome, sqliteHome, owner)));
+        candidates.push(...(await usageCandidates(codex.codexHome, codex.basis, sqliteHome, owner)));
       } catch (err) {
         ctx.log.error({ err, codexHome: codex.codexHome }, 'codex home not reconciled');
         roots.push({ provider: 'codex', root: codex.codexHome, ok: false, error: errorMessage(err) });

@@ -13,8 +13,11 @@ interface LockToHold {
 export interface LockedRemoval {
   /** Taken first, in order, without waiting. */
   locks: LockToHold[];
-  /** Lock files known only once the first are held (every staging folder's `.lock`), all taken too. */
-  thenLocks?: () => Promise<string[]>;
+  /**
+   * Lock files looked for only once the first are held (a staging folder's `.lock`, which Codex
+   * makes under `.staging.lock`: one looked for earlier may be made in between), all taken too.
+   */
+  thenLocks?: () => Promise<LockToHold[]>;
   /** The case proved again under the locks. */
   rejudge?: () => Promise<OwnerJudgement> | OwnerJudgement;
 }
@@ -36,8 +39,7 @@ export function lockedRemoval(plan: LockedRemoval): Removal {
         };
         try {
           holds.push(await take(plan.locks));
-          if (plan.thenLocks)
-            holds.push(await take((await plan.thenLocks()).map((file) => ({ file, required: false }))));
+          if (plan.thenLocks) holds.push(await take(await plan.thenLocks()));
           const verdict = await plan.rejudge?.();
           if (verdict && verdict.decision !== 'delete') throw stopFor(verdict);
         } catch (err) {

@@ -45,10 +45,13 @@ interface ScratchListing {
   quarantines: string[];
 }
 
-async function listScratch(codexHome: string): Promise<ScratchListing> {
+/** The clones of one Codex home, but in the folders not to be read (a link into another user's files). */
+async function listScratch(codexHome: string, notRead: ReadonlySet<string>): Promise<ScratchListing> {
   const listing: ScratchListing = { current: [], legacy: [], backups: [], pluginClones: [], quarantines: [] };
   const folders = async (dir: string) =>
-    (await readdirOrEmpty(dir)).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    notRead.has(dir)
+      ? []
+      : (await readdirOrEmpty(dir)).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   const quarantineOf = (name: string, ...patterns: RegExp[]) => {
     const original = quarantinedName(name);
     return original !== null && patterns.some((pattern) => pattern.test(original));
@@ -99,12 +102,14 @@ export interface StagingContext {
   rereadSettings: () => SettingsRead;
   locks: LockTable;
   homeOwner: Owner;
+  /** `.tmp/marketplaces` or its `.staging`, where a link leads into another user's files: never listed. */
+  notRead: ReadonlySet<string>;
 }
 
 /** Every staging candidate of one Codex home: quarantines, staging folders, plugin clones, then backups. */
 export async function stagingCandidates(sc: StagingContext, ctx: GatherContext): Promise<Candidate[]> {
   const { codexHome, locks } = sc;
-  const listing = await listScratch(codexHome);
+  const listing = await listScratch(codexHome, sc.notRead);
   const root = scratchRoot(codexHome);
   const lockFile = stagingLock(codexHome);
   const staging = lockSeen(lockFile, locks);
@@ -132,10 +137,9 @@ export async function stagingCandidates(sc: StagingContext, ctx: GatherContext):
         folder,
         judgeCurrentStaging(folder, lockSeen(own, locks), staging, lockFile),
         lockedRemoval({
-          locks: [
-            { file: lockFile, required: true },
-            { file: own, required: false, inside: true },
-          ],
+          locks: [{ file: lockFile, required: true }],
+          // Looked for under `.staging.lock` only: Codex makes a staging folder's `.lock` under it.
+          thenLocks: async () => [{ file: own, required: false, inside: true }],
         }),
       ),
     );
@@ -173,7 +177,11 @@ export async function stagingCandidates(sc: StagingContext, ctx: GatherContext):
         lockedRemoval({
           locks: [{ file: lockFile, required: true }],
           // Under `.staging.lock` no staging folder can be made: every one's `.lock` is taken too.
-          thenLocks: async () => (await listScratch(codexHome)).current.map((staged) => path.join(staged, '.lock')),
+          thenLocks: async () =>
+            (await listScratch(codexHome, sc.notRead)).current.map((staged) => ({
+              file: path.join(staged, '.lock'),
+              required: false,
+            })),
           rejudge: () => judgeBackup(readBackup(folder, codexHome, sc.rereadSettings(), 'free', [])),
         }),
       ),

@@ -3,6 +3,8 @@ import type { Candidate } from '../../core/types.js';
 import { readdirOrEmpty, type Dirent } from '../../safety/fs/list.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';
 import { lstatOrNull, readlinkSync } from '../../safety/fs/stat.js';
+import { locate } from '../../safety/owners/locations.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { formatBytes, formatCount } from '../../util/format.js';
 
@@ -19,7 +21,12 @@ const ROLLOUT = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 /** sessions/<year>/<month>/<day>/: no deeper. */
 const SESSION_DEPTH = 4;
 
-export async function usageCandidates(codexHome: string, sqliteHome: string, homeOwner: Owner): Promise<Candidate[]> {
+export async function usageCandidates(
+  codexHome: string,
+  basis: LocationBasis,
+  sqliteHome: string,
+  homeOwner: Owner,
+): Promise<Candidate[]> {
   const candidates: Candidate[] = [];
   const kept = (folder: string, kind: Candidate['kind'], reason: string, detail: string): Candidate => ({
     provider: 'codex',
@@ -62,7 +69,7 @@ export async function usageCandidates(codexHome: string, sqliteHome: string, hom
       ),
     );
   }
-  candidates.push(...(await oldReleases(codexHome, kept)));
+  candidates.push(...(await oldReleases(codexHome, basis, kept)));
   return candidates;
 }
 
@@ -111,9 +118,12 @@ async function databaseSizes(sqliteHome: string): Promise<string | null> {
  */
 async function oldReleases(
   codexHome: string,
+  basis: LocationBasis,
   kept: (folder: string, kind: Candidate['kind'], reason: string, detail: string) => Candidate,
 ): Promise<Candidate[]> {
   const releases = path.join(codexHome, 'packages', 'app-server-daemon', 'releases');
+  // Listed only where every folder on the way is the home's owner's (rule 20).
+  if (locate(releases, basis).state !== 'found') return [];
   const entries = await readdirOrEmpty(releases);
   const current = currentRelease(
     releases,

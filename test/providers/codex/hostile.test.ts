@@ -47,7 +47,7 @@ const bySqlite = (key: string) => /state_5\.sqlite-(wal|shm)$/.test(key) || key.
 describe.runIf(isRoot)("codex: a link of one user's into another user's Codex home (rule 20)", () => {
   const users: RealUser[] = isRoot ? addUsers(2) : [];
 
-  for (const link of ['.codex', '.codex/.tmp', '.codex/worktrees']) {
+  for (const link of ['.codex', '.codex/.tmp', '.codex/.tmp/marketplaces', '.codex/worktrees']) {
     it(`~/${link} leading into B's files: nothing of B's is judged or deleted, and the report names the link`, async () => {
       const [a, b] = users as [RealUser, RealUser];
       const root = tempDir('aj-codex-owners-');

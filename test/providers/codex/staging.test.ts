@@ -162,6 +162,22 @@ describe('codex: marketplace staging clones, plugin clones and backups', () => {
     expect([...now.keys()].sort()).toEqual([...before.keys()].sort());
   });
 
+  it('looks for a staging folder’s .lock only under .staging.lock: one a Codex made and holds after the plan stops the delete', async () => {
+    const w = codexWorld();
+    const unlocked = stagingClone(w, 'marketplace-linux-Rt5Wq1', { lock: false });
+    backdate(w.codexHome, daysAgo(3));
+
+    const result = await runCodex(w, {
+      config: { processCheck: 'off' },
+      // What Codex does under .staging.lock: the folder's .lock made, and held for the clone.
+      onPlanned: async () => void (await holdLock(put(path.join(unlocked, '.lock'), ''))),
+    });
+
+    expect(verdictOf(result, unlocked)).toBe('refused staging-locked');
+    expect(result.report.items[0]?.detail).toContain(`${path.join(unlocked, '.lock')} is held`);
+    expect(inventory(unlocked).size).toBeGreaterThan(3);
+  });
+
   it("keeps an older Codex's staging folder within Codex's own threshold, and refuses one a process is in", async () => {
     const w = codexWorld();
     const upgrade = marketplaceCopy(path.join(w.staging, 'marketplace-upgrade-aB3dE9'), 'acme');
