@@ -15,7 +15,17 @@ import { codex } from './codex/index.js';
  * src/providers/<name>/, whose index.ts says all the rest (its config section, reason codes,
  * demo sandbox, and what it tells the other providers).
  */
-export const PROVIDERS: readonly ProviderModule[] = [watchfire, kilo, owl, worktrees, cline, roo, claudeCode, gemini, codex];
+export const PROVIDERS: readonly ProviderModule[] = [
+  watchfire,
+  kilo,
+  owl,
+  worktrees,
+  cline,
+  roo,
+  claudeCode,
+  gemini,
+  codex,
+];
 
 export const PROVIDER_NAMES: readonly ProviderName[] = PROVIDERS.map((provider) => provider.name);
 

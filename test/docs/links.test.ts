@@ -57,8 +57,7 @@ describe('the links of the Markdown files', () => {
   it('finds the documentation it is to check', () => {
     for (const page of ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'docs/README.md', 'docs/reasons.md'])
       expect(files).toContain(page);
-    for (const provider of PROVIDER_NAMES)
-      expect(files).toContain(`src/providers/${provider}/README.md`);
+    for (const provider of PROVIDER_NAMES) expect(files).toContain(`src/providers/${provider}/README.md`);
     expect(files.some((file) => file.startsWith('node_modules/') || file.startsWith('dist/'))).toBe(false);
   });
 
@@ -69,8 +68,7 @@ describe('the links of the Markdown files', () => {
 
   it('every provider page is linked from docs/README.md', () => {
     const targets = linksOf(readFileSync(path.join(TOP, 'docs/README.md'), 'utf8')).map((link) => link.target);
-    for (const provider of PROVIDER_NAMES)
-      expect(targets).toContain(`../src/providers/${provider}/README.md`);
+    for (const provider of PROVIDER_NAMES) expect(targets).toContain(`../src/providers/${provider}/README.md`);
   });
 });
 
