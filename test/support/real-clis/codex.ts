@@ -221,8 +221,11 @@ export async function killCodexMidTurn(
             entry !== '.coordination.lock' &&
             held.has(statSync(path.join(locks, entry)).ino),
         );
-        // The shell must be running too, so that the kill lands mid-turn.
-        const shell = treeOf(child.pid as number).some((pid) => cmdlineOf(pid).includes(shellCommand));
+        // The shell must be running too, and have started its first command (bash forks it a moment
+        // after it starts), so that the kill lands mid-turn with the command's process in the tree.
+        const tree = treeOf(child.pid as number).map(cmdlineOf);
+        const first = (shellCommand.split(';')[0] as string).trim();
+        const shell = tree.some((line) => line.includes(shellCommand)) && tree.includes(first);
         return name && shell ? path.join(locks, name) : null;
       },
       { timeoutMs: 30_000, context: child.output },
