@@ -15,3 +15,7 @@ image_root=(--user 0:0 --read-only --cap-drop=ALL
 # ... in the host's PID namespace, without which the process check sees none of the agents and
 # every dead-looking item is refused with liveness-unknown.
 image_host_pid=(--pid=host)
+
+# ... and the host's machine id: Claude Code's session records name it (their pid domain), so a
+# record of the host's processes is told from another machine's.
+image_host_ids=(-v /etc/machine-id:/etc/machine-id:ro)

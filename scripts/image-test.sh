@@ -221,7 +221,7 @@ done
 say "2. root without --pid=host: nothing deleted, liveness-unknown"
 
 # ---- 3. root with the capabilities in the host's PID namespace ---------------------------------
-pass deleting "${image_root[@]}" "${image_host_pid[@]}" -v "$work:$work" -- "${run_config[@]}"
+pass deleting "${image_root[@]}" "${image_host_pid[@]}" "${image_host_ids[@]}" -v "$work:$work" -- "${run_config[@]}"
 expect_status deleting 0
 [ "$(verdict deleting "$dead")" = "deleted project-deleted" ] || fail "deleting pass: $dead is '$(verdict deleting "$dead")'"
 [ ! -e "$dead" ] || fail "deleting pass: $dead is still there"
@@ -237,7 +237,7 @@ for n in $(seq 4 20); do
   if [ $((n % 2)) -eq 0 ]; then
     pass "again-$n" "${image_report_only[@]}" -v "$work:$work:ro" -- "${run_config[@]}" --report-only
   else
-    pass "again-$n" "${image_root[@]}" "${image_host_pid[@]}" -v "$work:$work" -- "${run_config[@]}"
+    pass "again-$n" "${image_root[@]}" "${image_host_pid[@]}" "${image_host_ids[@]}" -v "$work:$work" -- "${run_config[@]}"
   fi
   expect_status "again-$n" 0
 done
@@ -249,7 +249,7 @@ port=$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.
 serve_name="aj-image-test-$$"
 mkdir -p "$work/reports/serve"
 # No systemd here to run the HEALTHCHECK on its interval: the test runs it itself.
-pm run -d --name "$serve_name" "${image_root[@]}" "${image_host_pid[@]}" --network host --health-interval disable \
+pm run -d --name "$serve_name" "${image_root[@]}" "${image_host_pid[@]}" "${image_host_ids[@]}" --network host --health-interval disable \
   -e "AGENT_JANITOR_HEALTHCHECK_URL=http://127.0.0.1:$port/healthz" \
   -v "$config_dir:/etc/agent-janitor:ro" -v "$work/reports/serve:/var/lib/agent-janitor" -v "$work:$work" \
   "$image" serve --config /etc/agent-janitor/config.yaml --listen "127.0.0.1:$port" >/dev/null 2>"$work/serve-start.err" \

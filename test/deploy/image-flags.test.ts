@@ -18,7 +18,8 @@ const flags = bashArrays(path.join(REPO, 'scripts/image-flags.sh'), [
   'image_report_only',
   'image_root',
   'image_host_pid',
-]) as Record<'image_report_only' | 'image_root' | 'image_host_pid', string[]>;
+  'image_host_ids',
+]) as Record<'image_report_only' | 'image_root' | 'image_host_pid' | 'image_host_ids', string[]>;
 const dockerfile = parseDockerfile(readFileSync(path.join(REPO, 'Dockerfile'), 'utf8'));
 const runtime = dockerfile.stages.at(-1);
 const imageUser = runtime?.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args ?? '0:0';
@@ -68,6 +69,22 @@ describe('the Kubernetes pods run the image as scripts/image-test.sh does', () =
       expect(identities[i], command.join(' ')).toEqual(command.includes('--report-only') ? reportOnlyRun : deletingRun);
     });
     expect(commands.filter((c) => !c.includes('--report-only')).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(base)("k8s/base %s: the host's machine id, read-only, as the tested deleting runs mount it", (_kind, pod) => {
+    expect(flags.image_host_ids).toEqual(['-v', '/etc/machine-id:/etc/machine-id:ro']);
+    const mount = pod.containers[0].volumeMounts.find((m: Pod) => m.mountPath === '/etc/machine-id');
+    expect(mount).toMatchObject({ readOnly: true });
+    const volume = pod.volumes.find((v: Pod) => v.name === mount.name);
+    expect(volume.hostPath).toEqual({ path: '/etc/machine-id', type: 'File' });
+  });
+
+  it("the docs' deleting runs mount the host's machine id as the tested ones do", () => {
+    const deleting = dockerRuns(readFileSync(path.join(REPO, 'docs/operations.md'), 'utf8')).filter(
+      (command) => !command.includes('--report-only'),
+    );
+    expect(deleting.length).toBeGreaterThanOrEqual(2);
+    for (const command of deleting) expect(command.join(' ')).toContain(flags.image_host_ids.join(' '));
   });
 
   it('a pod that differs in user, a capability or hostPID does not match', () => {
