@@ -7,7 +7,7 @@ import { git } from './git.mjs';
 const sha1 = (text) => createHash('sha1').update(text).digest('hex');
 
 /**
- * The leaks users lose the most disk to, beside the fleet (SYSTEMS.md sections 5 and 7): opencode
+ * The leaks users lose the most disk to, beside the fleet (the kilo and claude-code providers' pages): opencode
  * snapshot repositories of worktrees that still exist, each holding git's temporary pack files a
  * killed gc or add left, and a Claude Code task output root of ended sessions. Written into a home
  * and a temp folder of their own, so that a second config can add them to the fleet's: the same

@@ -5,7 +5,7 @@ import { ensureDir, put, writeSized } from './files.mjs';
 
 /**
  * Watchfire session homes under `<home>/.watchfire/<backend>-home/<session name>`, laid out as
- * SYSTEMS.md section 1 describes: the prompt, links into the user's real CLI config, and the
+ * src/providers/watchfire/README.md describes: the prompt, links into the user's real CLI config, and the
  * agent CLI's own session state. Even-numbered homes belong to projects that are no longer in
  * projects.yaml (dead: `project-deleted`); odd ones to a registered, idle project with no session
  * log covering them (`unfinished`, left on disk). The daemon is not running.

@@ -4,7 +4,7 @@ import { backdateTree, ensureDir, put, writeSized } from './files.mjs';
 import { git } from './git.mjs';
 
 /**
- * vibe-kanban's layout (SYSTEMS.md section 4): `<fleet>/var/tmp/vibe-kanban/worktrees/<ws>/<repo>`,
+ * vibe-kanban's layout (src/providers/worktrees/README.md): `<fleet>/var/tmp/vibe-kanban/worktrees/<ws>/<repo>`,
  * each a real `git worktree add` of an owner repository of `files` files. Even-numbered trees are
  * clean and their commit is on main (dead: removed with `git worktree remove`); odd ones hold an
  * untracked file (`unfinished`). All of them are idle, so every one is asked of git.

@@ -30,7 +30,7 @@ const FAN_OUT = /^[0-9a-f]{2}$/;
 
 /**
  * The temporary files git left in the repository whose git folder is `gitdir`, exactly as git
- * names them (SYSTEMS.md section 5), and nothing else: regular files only (lstat: a link, a folder
+ * names them (git's own names for its temporary files), and nothing else: regular files only (lstat: a link, a folder
  * or a FIFO of such a name is never listed), each with its size. Everything else in the repository
  * (loose objects, packs, refs) is never garbage here, whatever git's own gc would call it. A
  * repository without `objects/` has none; a folder that cannot be read is an error.

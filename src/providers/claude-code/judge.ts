@@ -63,7 +63,7 @@ export interface ClaudeEvidence {
 const NAMED = 3;
 
 /**
- * The owner's judgement of every session folder of one root (SYSTEMS.md section 7): each on its
+ * The owner's judgement of every session folder of one root (this provider's README.md): each on its
  * own, then every folder a `tasks/` link of a folder that is not going leads into is kept with it,
  * until nothing changes ("move to background" makes a new session whose output links into the
  * old session's folder, where its shell goes on writing).

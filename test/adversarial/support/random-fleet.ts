@@ -47,7 +47,7 @@ function dice(seed: number): Dice {
 }
 
 /**
- * A random machine, each item built in a state whose fate SYSTEMS.md decides, so that the set
+ * A random machine, each item built in a state whose fate the providers' rules decide, so that the set
  * of folders a pass must remove is known by construction: `doomed` (with what goes with them:
  * admin entries, worktree-config folders, pins) must be gone after the pass, every other byte
  * must remain.

@@ -6,7 +6,7 @@ import { listGitGarbage } from '../../../src/engines/git-garbage/listing.js';
 import { tempDir } from '../../helpers/temp.js';
 
 describe("the git garbage engine's listing", () => {
-  it("lists exactly git's temporary files (SYSTEMS.md section 5), regular files only, each with its size", async () => {
+  it("lists exactly git's temporary files, regular files only, each with its size", async () => {
     const gitdir = path.join(tempDir('aj-garbage-list-'), 'repo');
     execFileSync('git', ['init', '-q', '--bare', gitdir]);
     const objects = path.join(gitdir, 'objects');

@@ -21,7 +21,7 @@ export const slugOf = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]/g, '-')
 
 /**
  * A home with Claude Code's state, and a `claude-<uid>` root of task output under a tmp folder of
- * the test's own (named by `providers.claude-code.tmpDir`), laid out as SYSTEMS.md section 7 says.
+ * the test's own (named by `providers.claude-code.tmpDir`), laid out as Claude Code writes it (src/providers/claude-code/README.md).
  */
 export interface ClaudeWorld {
   dir: string;

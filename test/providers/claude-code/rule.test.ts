@@ -22,7 +22,7 @@ import { deadPid, living, shellWriting } from './processes.js';
 
 const SESSION = 'CLAUDE_CODE_SESSION_ID';
 
-describe('claude-code: the session folders of claude-<uid> (SYSTEMS.md section 7)', () => {
+describe('claude-code: the session folders of claude-<uid>', () => {
   it('deletes a dead session with its project folder, and keeps what a live registry record names by session or by project', async () => {
     const w = claudeWorld();
     const dead = w.session('/work/shop');

@@ -26,7 +26,7 @@ const ID = (n: number) => `0199b000-0000-7000-8000-${String(n).padStart(12, '0')
 const isRoot = process.geteuid?.() === 0;
 
 /**
- * VSCODE-AGENTS.md 4.0.1: a custom storage path that is an empty folder proves nothing. The mount
+ * A custom storage path that is an empty folder proves nothing. The mount
  * point of a volume that is not mounted is exactly that, and a custom storage folder the extension
  * has used always holds tasks/. Here the two live tasks' history lives on that volume only; the
  * state database was rewritten meanwhile and names neither.
