@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { readdirOrEmpty, type Dirent } from '../../safety/fs/list.js';
-import { lstatOrNull } from '../../safety/fs/stat.js';
+import { ignoreMissing } from '../../safety/fs/ignore-missing.js';
+import { readdirSync, type Dirent } from '../../safety/fs/list.js';
+import { lstatOrNullSync } from '../../safety/fs/stat.js';
 
 /** One of git's temporary files, as lstat saw it when it was listed. */
 export interface GarbageFile {
@@ -36,27 +37,29 @@ const FAN_OUT = /^[0-9a-f]{2}$/;
  * repository without `objects/` has none; a folder that cannot be read is an error.
  */
 export async function listGitGarbage(gitdir: string): Promise<GarbageFile[]> {
+  // Synchronous: a repository has up to 256 fan-out folders of a few entries each, and a trip
+  // through the threadpool for each costs more than the listing itself.
   const objects = path.join(gitdir, 'objects');
   const found: GarbageFile[] = [];
-  const take = async (dir: string, entry: Dirent): Promise<void> => {
+  const list = (dir: string): Dirent[] => ignoreMissing(() => readdirSync(dir), []);
+  const take = (dir: string, entry: Dirent): void => {
     // The type readdir reports can only rule a file out; lstat decides.
     if (entry.isDirectory() || entry.isSymbolicLink()) return;
     const file = path.join(dir, entry.name);
-    const stats = await lstatOrNull(file);
+    const stats = lstatOrNullSync(file);
     if (stats?.isFile()) found.push({ path: file, name: entry.name, bytes: stats.size, mtimeMs: stats.mtimeMs });
   };
-  const top = await readdirOrEmpty(objects);
+  const top = list(objects);
   for (const entry of top) {
-    if (OBJECT_GARBAGE.test(entry.name)) await take(objects, entry);
+    if (OBJECT_GARBAGE.test(entry.name)) take(objects, entry);
     else if (FAN_OUT.test(entry.name) && entry.isDirectory()) {
       const fanOut = path.join(objects, entry.name);
-      for (const inner of await readdirOrEmpty(fanOut)) if (OBJECT_GARBAGE.test(inner.name)) await take(fanOut, inner);
+      for (const inner of list(fanOut)) if (OBJECT_GARBAGE.test(inner.name)) take(fanOut, inner);
     }
   }
   if (top.some((entry) => entry.name === 'pack' && entry.isDirectory())) {
     const pack = path.join(objects, 'pack');
-    for (const entry of await readdirOrEmpty(pack))
-      if (PACK_GARBAGE.some((pattern) => pattern.test(entry.name))) await take(pack, entry);
+    for (const entry of list(pack)) if (PACK_GARBAGE.some((pattern) => pattern.test(entry.name))) take(pack, entry);
   }
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
