@@ -81,24 +81,14 @@ export async function readClaudeState(dirs: readonly ConfigDir[]): Promise<Claud
   for (const { dir, basis } of dirs) {
     const sessions = await jsonFiles(path.join(dir, 'sessions'), basis, (name) => /^\d+\.json$/.test(name), state);
     for (const file of sessions) {
-      const located = locate(file, basis, 'file');
-      if (located.state === 'absent') continue;
-      if (located.state !== 'found') {
-        state.problems.push(located.detail);
-        continue;
-      }
+      if (!reachable(file, basis, state)) continue;
       const record = await readJson(file, recordSchema, state);
       if (record) state.records.push({ file, ...pickRecord(record) });
     }
     const jobs = path.join(dir, 'jobs');
     for (const job of await folders(jobs, basis, state)) {
       const file = path.join(job, 'adopt.json');
-      const located = locate(file, basis, 'file');
-      if (located.state === 'absent') continue;
-      if (located.state !== 'found') {
-        state.problems.push(located.detail);
-        continue;
-      }
+      if (!reachable(file, basis, state)) continue;
       const adopt = await readJson(file, adoptSchema, state);
       for (const shell of adopt?.shells ?? [])
         state.shells.push({
@@ -111,6 +101,14 @@ export async function readClaudeState(dirs: readonly ConfigDir[]): Promise<Claud
     }
   }
   return state;
+}
+
+/** Whether a file is there and reached only through its owner's links; one that is not its owner's is a problem. */
+function reachable(file: string, basis: LocationBasis, state: ClaudeState): boolean {
+  const located = locate(file, basis, 'file');
+  if (located.state === 'found') return true;
+  if (located.state !== 'absent') state.problems.push(located.detail);
+  return false;
 }
 
 function pickRecord(record: z.output<typeof recordSchema>): Omit<SessionRecord, 'file'> {

@@ -30,25 +30,12 @@ export const codexSandbox: SandboxBuilder = {
     const live = await marketplace(path.join(marketplaces, 'acme'), 'acme');
     const staging = path.join(marketplaces, '.staging', 'marketplace-linux-Q7xk2P');
     await writeSandboxFile(path.join(staging, '.lock'), '');
-    await sandboxGit(ctx.root, 'clone', '-q', '--no-hardlinks', live, path.join(staging, 'checkout'));
-    await sandboxGit(
-      ctx.root,
-      'clone',
-      '-q',
-      '--no-hardlinks',
-      live,
-      path.join(marketplaces, 'marketplace-backup-Hq3vLm', 'root'),
-    );
+    const cloneOfLive = (to: string) => sandboxGit(ctx.root, 'clone', '-q', '--no-hardlinks', live, to);
+    await cloneOfLive(path.join(staging, 'checkout'));
+    await cloneOfLive(path.join(marketplaces, 'marketplace-backup-Hq3vLm', 'root'));
     await marketplace(path.join(marketplaces, 'marketplace-backup-T9cRw2', 'root'), 'studio');
-    await sandboxGit(
-      ctx.root,
-      'clone',
-      '-q',
-      '--no-hardlinks',
-      live,
-      path.join(marketplaces, '.staging', 'marketplace-upgrade-aB3dE9'),
-    );
-    await sandboxGit(ctx.root, 'clone', '-q', '--no-hardlinks', live, path.join(tmp, 'plugins-clone-Zp4Lq8'));
+    await cloneOfLive(path.join(marketplaces, '.staging', 'marketplace-upgrade-aB3dE9'));
+    await cloneOfLive(path.join(tmp, 'plugins-clone-Zp4Lq8'));
     await backdateTree(tmp, ctx.old);
   },
 };
