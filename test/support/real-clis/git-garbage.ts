@@ -26,48 +26,16 @@ export async function killGitMidPack(options: {
   megabytes?: number;
   env?: NodeJS.ProcessEnv;
 }): Promise<KilledPack> {
-  const packDir = path.join(options.gitDir, 'objects', 'pack');
-  const file = path.join(options.workTree, options.file ?? 'large-asset.bin');
-  const before = new Set(existsSync(packDir) ? readdirSync(packDir) : []);
   // Random bytes do not compress: git takes about a second per 32 MB here, time enough to kill it.
   for (let megabytes = options.megabytes ?? 48, tries = 0; tries < 3; tries++, megabytes *= 2) {
-    writeRandom(file, megabytes);
-    const git = spawn(
-      'git',
-      [
-        '--git-dir',
-        options.gitDir,
-        '--work-tree',
-        options.workTree,
-        '-c',
-        'core.bigFileThreshold=1m',
-        'add',
-        '--',
-        path.relative(options.workTree, file),
-      ],
-      { env: { ...process.env, ...options.env, LC_ALL: 'C' }, stdio: 'ignore' },
-    );
-    const exited = new Promise<void>((resolve) => git.once('exit', () => resolve()));
-    let killedAt: { tmpPack: string; bytes: number } | null = null;
-    while (git.exitCode === null && git.signalCode === null) {
-      const tmpPack = (existsSync(packDir) ? readdirSync(packDir) : []).find(
-        (name) => name.startsWith('tmp_pack_') && !before.has(name),
-      );
-      const bytes = tmpPack ? statSync(path.join(packDir, tmpPack)).size : 0;
-      if (tmpPack && bytes > 1 << 20) {
-        git.kill('SIGKILL');
-        killedAt = { tmpPack: path.join(packDir, tmpPack), bytes };
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    await exited;
-    rmSync(file, { force: true });
-    if (killedAt && git.signalCode === 'SIGKILL') {
+    const caught = await addUntilMidPack(options, megabytes, 'SIGKILL');
+    await caught.exited;
+    rmSync(caught.file, { force: true });
+    if (caught.tmpPack && caught.git.signalCode === 'SIGKILL') {
       const indexLock = path.join(options.gitDir, 'index.lock');
       return {
-        ...killedAt,
-        bytes: statSync(killedAt.tmpPack).size,
+        tmpPack: caught.tmpPack,
+        bytes: statSync(caught.tmpPack).size,
         indexLock: existsSync(indexLock) ? indexLock : null,
       };
     }
@@ -86,40 +54,54 @@ export async function stopGitMidPack(options: {
   file?: string;
   env?: NodeJS.ProcessEnv;
 }): Promise<{ git: ChildProcess; tmpPack: string }> {
+  for (let megabytes = 64, tries = 0; tries < 3; tries++, megabytes *= 2) {
+    const caught = await addUntilMidPack(options, megabytes, 'SIGSTOP');
+    rmSync(caught.file, { force: true });
+    if (caught.tmpPack) return { git: caught.git, tmpPack: caught.tmpPack };
+  }
+  throw new Error(`git add in ${options.gitDir} finished every time before it could be stopped mid-pack`);
+}
+
+/**
+ * Starts a real `git add` of a file of `megabytes` random bytes and sends it `signal` as soon as a
+ * new `objects/pack/tmp_pack_*` of over 1 MB is there; `tmpPack` is null where git finished first.
+ */
+async function addUntilMidPack(
+  options: { gitDir: string; workTree: string; file?: string; env?: NodeJS.ProcessEnv },
+  megabytes: number,
+  signal: NodeJS.Signals,
+): Promise<{ git: ChildProcess; exited: Promise<void>; file: string; tmpPack: string | null }> {
   const packDir = path.join(options.gitDir, 'objects', 'pack');
   const file = path.join(options.workTree, options.file ?? 'large-asset.bin');
   const before = new Set(existsSync(packDir) ? readdirSync(packDir) : []);
-  for (let megabytes = 64, tries = 0; tries < 3; tries++, megabytes *= 2) {
-    writeRandom(file, megabytes);
-    const git = spawn(
-      'git',
-      [
-        '--git-dir',
-        options.gitDir,
-        '--work-tree',
-        options.workTree,
-        '-c',
-        'core.bigFileThreshold=1m',
-        'add',
-        '--',
-        path.relative(options.workTree, file),
-      ],
-      { env: { ...process.env, ...options.env, LC_ALL: 'C' }, stdio: 'ignore' },
+  writeRandom(file, megabytes);
+  const git = spawn(
+    'git',
+    [
+      '--git-dir',
+      options.gitDir,
+      '--work-tree',
+      options.workTree,
+      '-c',
+      'core.bigFileThreshold=1m',
+      'add',
+      '--',
+      path.relative(options.workTree, file),
+    ],
+    { env: { ...process.env, ...options.env, LC_ALL: 'C' }, stdio: 'ignore' },
+  );
+  const exited = new Promise<void>((resolve) => git.once('exit', () => resolve()));
+  while (git.exitCode === null && git.signalCode === null) {
+    const tmpPack = (existsSync(packDir) ? readdirSync(packDir) : []).find(
+      (name) => name.startsWith('tmp_pack_') && !before.has(name),
     );
-    while (git.exitCode === null && git.signalCode === null) {
-      const tmpPack = (existsSync(packDir) ? readdirSync(packDir) : []).find(
-        (name) => name.startsWith('tmp_pack_') && !before.has(name),
-      );
-      if (tmpPack && statSync(path.join(packDir, tmpPack)).size > 1 << 20) {
-        git.kill('SIGSTOP');
-        rmSync(file, { force: true });
-        return { git, tmpPack: path.join(packDir, tmpPack) };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 2));
+    if (tmpPack && statSync(path.join(packDir, tmpPack)).size > 1 << 20) {
+      git.kill(signal);
+      return { git, exited, file, tmpPack: path.join(packDir, tmpPack) };
     }
-    rmSync(file, { force: true });
+    await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  throw new Error(`git add in ${options.gitDir} finished every time before it could be stopped mid-pack`);
+  return { git, exited, file, tmpPack: null };
 }
 
 function writeRandom(file: string, megabytes: number): void {
