@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors.js';
-import { readdirOrEmpty } from '../../safety/fs/list.js';
+import { type Dirent, readdirOrEmpty } from '../../safety/fs/list.js';
 import { readStateFile } from '../../safety/fs/read.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
@@ -79,14 +79,19 @@ const adoptSchema = z.looseObject({
 export async function readClaudeState(dirs: readonly ConfigDir[]): Promise<ClaudeState> {
   const state: ClaudeState = { records: [], shells: [], problems: [] };
   for (const { dir, basis } of dirs) {
-    const sessions = await jsonFiles(path.join(dir, 'sessions'), basis, (name) => /^\d+\.json$/.test(name), state);
+    const sessions = await entriesOf(
+      path.join(dir, 'sessions'),
+      basis,
+      (entry) => /^\d+\.json$/.test(entry.name),
+      state,
+    );
     for (const file of sessions) {
       if (!reachable(file, basis, state)) continue;
       const record = await readJson(file, recordSchema, state);
       if (record) state.records.push({ file, ...pickRecord(record) });
     }
     const jobs = path.join(dir, 'jobs');
-    for (const job of await folders(jobs, basis, state)) {
+    for (const job of await entriesOf(jobs, basis, (entry) => entry.isDirectory(), state)) {
       const file = path.join(job, 'adopt.json');
       if (!reachable(file, basis, state)) continue;
       const adopt = await readJson(file, adoptSchema, state);
@@ -121,11 +126,14 @@ function pickRecord(record: z.output<typeof recordSchema>): Omit<SessionRecord, 
   };
 }
 
-/** The entries of a folder that `keep` names, once the folder is found its owner's; a problem where it is not. */
-async function jsonFiles(
+/**
+ * The entries of a folder that `keep` takes, each as a path, once the folder is found its owner's;
+ * a problem where it is not, or where it cannot be listed.
+ */
+async function entriesOf(
   dir: string,
   basis: LocationBasis,
-  keep: (name: string) => boolean,
+  keep: (entry: Dirent) => boolean,
   state: ClaudeState,
 ): Promise<string[]> {
   const located = locate(dir, basis);
@@ -135,27 +143,8 @@ async function jsonFiles(
     return [];
   }
   try {
-    const entries = await readdirOrEmpty(dir);
-    return entries
-      .filter((entry) => keep(entry.name))
-      .map((entry) => path.join(dir, entry.name))
-      .sort();
-  } catch (err) {
-    state.problems.push(`${dir} cannot be listed: ${errorMessage(err)}`);
-    return [];
-  }
-}
-
-async function folders(dir: string, basis: LocationBasis, state: ClaudeState): Promise<string[]> {
-  const located = locate(dir, basis);
-  if (located.state === 'absent') return [];
-  if (located.state !== 'found') {
-    state.problems.push(located.detail);
-    return [];
-  }
-  try {
     return (await readdirOrEmpty(dir))
-      .filter((entry) => entry.isDirectory())
+      .filter(keep)
       .map((entry) => path.join(dir, entry.name))
       .sort();
   } catch (err) {
