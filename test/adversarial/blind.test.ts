@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,9 +7,9 @@ import type { BlindReason, Report } from '../../src/core/types.js';
 import { CLI, collect, type CliResult } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';
-import { sleeperIn, spawnLiving, waitFor } from '../helpers/processes.js';
+import { sleeperIn, waitFor } from '../helpers/processes.js';
 import { cliReachableByAnyone } from '../helpers/reachable-cli.js';
-import { ended } from './support/namespaces.js';
+import { container, ended } from './support/namespaces.js';
 import { blindWorld, type BlindWorld } from './support/blind-world.js';
 import { DEAD_ITEMS } from '../proof/scenes.js';
 
@@ -71,30 +71,6 @@ async function expectSeeingPassDeletes(w: BlindWorld, pids: ReadonlyArray<number
   expect(itemAt(report, w.unfinished).verdict).toBe('unfinished');
   const left = w.snapshot();
   for (const item of w.live) expect(left.has(path.relative(w.dir, item)), item).toBe(true);
-}
-
-/** A "container": a PID namespace with its own /proc in a mount namespace of its own, running sleep as its init. */
-async function container(): Promise<{ init: number; unshare: ChildProcess }> {
-  const unshare = spawnLiving('unshare', [
-    '--pid',
-    '--fork',
-    '--kill-child',
-    '--mount',
-    '--mount-proc',
-    'sleep',
-    '600',
-  ]);
-  let init = 0;
-  await waitFor(() => {
-    try {
-      const children = readFileSync(`/proc/${unshare.pid}/task/${unshare.pid}/children`, 'utf8').trim();
-      init = Number(children.split(' ')[0]);
-      return init > 0 && readFileSync(`/proc/${init}/comm`, 'utf8').trim() === 'sleep';
-    } catch {
-      return false;
-    }
-  });
-  return { init, unshare };
 }
 
 /**

@@ -58,3 +58,27 @@ export function unmountOnHost(): void {
 }
 
 afterAll(unmountOnHost);
+
+/** A "container": a PID namespace with its own /proc in a mount namespace of its own, running sleep as its init. */
+export async function container(): Promise<{ init: number; unshare: ChildProcess }> {
+  const unshare = spawnLiving('unshare', [
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--mount',
+    '--mount-proc',
+    'sleep',
+    '600',
+  ]);
+  let init = 0;
+  await waitFor(() => {
+    try {
+      const children = readFileSync(`/proc/${unshare.pid}/task/${unshare.pid}/children`, 'utf8').trim();
+      init = Number(children.split(' ')[0]);
+      return init > 0 && readFileSync(`/proc/${init}/comm`, 'utf8').trim() === 'sleep';
+    } catch {
+      return false;
+    }
+  });
+  return { init, unshare };
+}

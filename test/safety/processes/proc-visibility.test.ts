@@ -6,6 +6,7 @@ import { procVisibility } from '../../../src/safety/processes/proc-visibility.js
 import { spawnLiving, waitFor } from '../../helpers/processes.js';
 import { cliReachableByAnyone } from '../../helpers/reachable-cli.js';
 import { tempDir } from '../../helpers/temp.js';
+import { container } from '../../adversarial/support/namespaces.js';
 
 /**
  * Each test of rule 19 on the real kernel: procfs mounts made with the options named, in a private
@@ -60,24 +61,7 @@ describe.runIf(isRoot)('when processes count as seen (rule 19)', () => {
   });
 
   it("is blind through a container's /proc from the host's PID namespace, and inside the container", async () => {
-    const unshare = spawnLiving('unshare', [
-      '--pid',
-      '--fork',
-      '--kill-child',
-      '--mount',
-      '--mount-proc',
-      'sleep',
-      '600',
-    ]);
-    let init = 0;
-    await waitFor(() => {
-      try {
-        init = Number(readFileSync(`/proc/${unshare.pid}/task/${unshare.pid}/children`, 'utf8').trim().split(' ')[0]);
-        return init > 0 && readFileSync(`/proc/${init}/comm`, 'utf8').trim() === 'sleep';
-      } catch {
-        return false;
-      }
-    });
+    const { init } = await container();
     expect(answerIn(['nsenter', '--mount', `--target=${init}`])).toMatchObject({
       visible: false,
       because: 'self-mismatch',
