@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Stats } from '../fs/stat.js';
 import { errorMessage } from '../../core/errors.js';
-import { lstatOrNullSync, realpathSync } from '../fs/stat.js';
+import { lstatOrNullSync, readlinkSync, realpathSync } from '../fs/stat.js';
 import { isInside } from '../inside.js';
 import type { LocationBasis } from './location-basis.js';
 import type { Owner } from './owner.js';
@@ -121,8 +121,20 @@ class Walk {
       // The first entry not root's names the owner of a location outside every home: a link of its
       // user's, whose target must then be theirs too.
       if (this.owner === null && stats.uid !== 0) this.learn(stats, named);
+      // A link is judged by its own owner as well as its target's (rule 28): another user's link in
+      // a shared folder (`/tmp`) may point at this owner's own files.
+      if (!this.allowed(stats.uid))
+        return this.refuse(
+          `${named} is a link made by ${whose(stats.uid)}, not by ${whose((this.owner as Owner).uid)} (${this.of}) or root: not followed`,
+        );
       const to = canonicalOrNull(entry);
-      if (to === null) return absent;
+      // A link to nothing is a disk not mounted here, never a tool that is not installed (rule 27).
+      if (to === null)
+        return {
+          state: 'unreadable',
+          path: this.target,
+          detail: `${named} is a link to ${linkTargetOf(entry)}, which is not there (a disk not mounted here?)`,
+        };
       const reached = lookAt(to, named, this.target);
       if (!reached || 'state' in reached) return reached ?? absent;
       if (!this.allowed(reached.uid))
@@ -175,6 +187,14 @@ function lookAt(
     return lstatOrNullSync(entry);
   } catch (err) {
     return { state: 'unreadable', path: target, detail: `${named} cannot be looked at: ${errorMessage(err)}` };
+  }
+}
+
+function linkTargetOf(entry: string): string {
+  try {
+    return readlinkSync(entry);
+  } catch (err) {
+    return `something that cannot be read (${errorMessage(err)})`;
   }
 }
 

@@ -121,6 +121,31 @@ describe.runIf(isRoot)('the resolver of locations (rule 20), with real users', (
     expect(locate(path.join(tmp, 'roots-link'), { outside: {} })).toMatchObject(found(b));
   });
 
+  it('judges a link by its own owner too (rule 28): another user’s link in a sticky folder to the owner’s own files is not followed', () => {
+    const m = machine(a, b);
+    const tmp = m.folder(path.join(m.dir, 'tmp'), null);
+    chmodSync(tmp, 0o1777);
+    const projects = m.folder(path.join(m.homeA, '.claude', 'projects'), a);
+    m.settle();
+    // B plants /tmp/claude-<A's uid>, pointing at A's own transcripts.
+    const planted = m.link(projects, path.join(tmp, `claude-${a.uid}`), b);
+
+    const refused = locate(planted, { outside: { uid: a.uid } });
+    expect(refused).toMatchObject({ state: 'refused' });
+    expect((refused as { detail: string }).detail).toContain(`is a link made by uid ${b.uid} (${b.name})`);
+    expect(locate(path.join(planted, 'x'), { outside: { uid: a.uid } })).toMatchObject({ state: 'refused' });
+    // The same link made by A, or by root, is followed to A's folder.
+    const own = m.link(projects, path.join(tmp, 'own-link'), a);
+    expect(locate(own, { outside: { uid: a.uid } })).toMatchObject(found(a));
+    const roots = m.link(projects, path.join(tmp, 'roots-own-link'), null);
+    expect(locate(roots, { outside: { uid: a.uid } })).toMatchObject(found(a));
+    // In a home too: a link B made in a folder of A's that B may write to is not followed.
+    const shared = m.folder(path.join(m.homeA, 'shared'), a);
+    chmodSync(shared, 0o777);
+    m.link(projects, path.join(shared, 'data'), b);
+    expect(locate(path.join(shared, 'data'), { home: m.homeA })).toMatchObject({ state: 'refused' });
+  });
+
   it('resolves a file the same way: a database that is a link to another user’s file is refused', () => {
     const m = machine(a, b);
     const theirs = put(path.join(m.homeB, 'state.vscdb'), 'theirs');
@@ -136,11 +161,17 @@ describe.runIf(isRoot)('the resolver of locations (rule 20), with real users', (
     expect(locate(storage, { home: m.homeA }, 'file')).toMatchObject({ state: 'absent' });
   });
 
-  it('answers absent for what is not there, a dangling link included, and knows the home of a named location', () => {
+  it('answers absent for what is not there, unreadable for a dangling link (a disk not mounted here), and knows the home of a named location', () => {
     const m = machine(a, b);
     m.link(path.join(m.dir, 'nowhere'), path.join(m.homeA, '.watchfire'), a);
     m.settle();
-    expect(locate(path.join(m.homeA, '.watchfire'), { home: m.homeA })).toMatchObject({ state: 'absent' });
+    expect(locate(path.join(m.homeA, '.watchfire'), { home: m.homeA })).toMatchObject({
+      state: 'unreadable',
+      detail: expect.stringContaining('which is not there (a disk not mounted here?)'),
+    });
+    expect(locate(path.join(m.homeA, '.watchfire', 'deeper'), { home: m.homeA })).toMatchObject({
+      state: 'unreadable',
+    });
     expect(locate(path.join(m.homeA, 'missing', 'deeper'), { home: m.homeA })).toMatchObject({ state: 'absent' });
     expect(homeOwner(m.homeA)).toEqual({ uid: a.uid, gid: a.gid });
     expect(basisOf(path.join(m.homeA, 'x', 'y'), [m.homeB, m.homeA])).toEqual({ home: m.homeA });
