@@ -50,6 +50,8 @@ export interface ExecuteOptions {
    * quarantine and before any is removed; absent when processes are not checked.
    */
   rescanProcesses?: () => ProcessTable;
+  /** A fresh look at /proc whatever processCheck says, for a provider's guard that reads the processes again. */
+  lookAtProcesses: () => ProcessTable;
   /**
    * The moment (ms, the kernel's clock) the pass read before it began collecting evidence: the last
    * proof keeps every item with an entry changed since (src/safety/since.ts).
@@ -169,7 +171,8 @@ async function stage(entry: PlannedDeletion, options: ExecuteOptions): Promise<S
   // A single file is only ever one of git's temporary files, judged as such.
   if ((removal.type === 'file') !== (candidate.kind === 'git-garbage') || (removal.type === 'file' && !facts))
     throw new Error(`a ${candidate.kind} item cannot be removed as a ${removal.type}`);
-  const hold = (await removal.guard?.recheck({ owner, log: options.log })) ?? null;
+  const hold =
+    (await removal.guard?.recheck({ owner, log: options.log, lookAtProcesses: options.lookAtProcesses })) ?? null;
   try {
     const renames = removal.type === 'tree' && candidate.kind !== 'quarantine';
     if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null, removal.type === 'file');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ConfigError } from './errors.js';
-import type { GatherContext, Provider } from './types.js';
+import type { ClaimContext, Provider } from './types.js';
 import { isInside } from '../safety/containment.js';
 import { realpathSync } from '../safety/fs/stat.js';
 import { createPlaceFinder } from '../safety/place.js';
@@ -39,7 +39,7 @@ function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea]
 }
 
 /** Every area the enabled providers claim; throws a ConfigError (exit 2) naming two that overlap. */
-export async function rejectOverlappingRoots(providers: readonly Provider[], ctx: GatherContext): Promise<void> {
+export async function rejectOverlappingRoots(providers: readonly Provider[], ctx: ClaimContext): Promise<void> {
   const areas: ClaimedArea[] = [];
   for (const provider of providers) {
     if (!ctx.config.providers[provider.name]?.enabled || !provider.claimedAreas) continue;

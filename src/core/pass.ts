@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { durationMs } from '../util/duration.js';
 import { expandHomes, unmatchedHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import { inspectCandidate, stillListed, type InspectedFacts } from '../safety/inspect.js';
+import { inspectCandidate, pidsInside, stillListed, union, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
 import { scanProcesses, type ProcessTable } from '../safety/processes/processes.js';
 import type { TreeFacts } from '../safety/walk/walk.js';
@@ -81,7 +81,12 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
 
 /** What the walks and /proc of one pass share: the process table, the walk cache, and what the walks saw. */
 interface PassSight {
+  /** The processes the safety engine checks candidates against; null with `processCheck: off`. */
   processes: ProcessTable | null;
+  /** The pass's one look at /proc, whatever processCheck says: what providers read of their tools' processes. */
+  seen: ProcessTable;
+  /** A fresh look at /proc, for a provider's proof taken again just before a delete. */
+  lookAtProcesses: () => ProcessTable;
   watch: WalkWatch | null;
   measure: (root: string) => TreeFacts;
   /** The trees the pass will ask `measure` for next, walked ahead beside it. */
@@ -100,9 +105,13 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   const evidenceSinceMs = Date.now();
   // /proc is read before any walk, so that each walk (most happen while the providers gather, through
   // the shared cache) looks every entry up among the files processes hold: one walk, both tests.
-  const processes = options.config.processCheck === 'off' ? null : scanProcesses(options.procRoot);
+  // Read whatever processCheck says: providers read their tools' live processes from it (rule 27).
+  const variables = new Set(options.providers.flatMap((provider) => provider.processVariables ?? []));
+  const lookAtProcesses = () => scanProcesses(options.procRoot, undefined, variables);
+  const seen = lookAtProcesses();
+  const processes = options.config.processCheck === 'off' ? null : seen;
   if (!options.reportOnly) await until(evidenceSinceMs + CLOCK_MARGIN_MS);
-  const watch = processes?.visible ? new WalkWatch(processes.identities, !options.reportOnly) : null;
+  const watch = seen.visible ? new WalkWatch(seen.identities, !options.reportOnly) : null;
   const trees = createTreeCache({
     ...(watch ? { visitorFor: (root: string) => watch.visitorFor(root) } : {}),
     walkAhead: true,
@@ -110,6 +119,8 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   });
   const sight: PassSight = {
     processes,
+    seen,
+    lookAtProcesses,
     watch,
     measure: toldOfSizes(trees, options.progress),
     measureAhead: trees.ahead,
@@ -121,7 +132,7 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
 
   await options.onPlanned?.(plan.items);
   const executed =
-    plan.deletions.length > 0 ? await applyPlan(plan.deletions, options, clock, processes, evidenceSinceMs) : [];
+    plan.deletions.length > 0 ? await applyPlan(plan.deletions, options, clock, sight, evidenceSinceMs) : [];
   const report = buildReport(
     options,
     { started, finished: clock(), liveness, roots },
@@ -172,6 +183,8 @@ async function gather(
         measureAhead: sight.measureAhead,
         whenMeasured: sight.whenMeasured,
         registry: options.providers,
+        processes: sight.seen,
+        holdersOf: (dir) => holdersOf(sight, dir),
       });
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
@@ -277,7 +290,7 @@ function applyPlan(
   deletions: readonly PlannedDeletion[],
   options: PassOptions,
   clock: () => Date,
-  processes: ProcessTable | null,
+  sight: PassSight,
   evidenceSinceMs: number,
 ): Promise<ExecutedDeletion[]> {
   const bytes = deletions.reduce((sum, deletion) => sum + deletion.item.bytes, 0);
@@ -287,7 +300,8 @@ function applyPlan(
     evidenceSinceMs,
     minAgeMs: durationMs(options.config.minAge),
     onDeleted: async (item) => options.onDeleted?.(item, clock()),
-    ...(processes?.visible ? { rescanProcesses: () => scanProcesses(options.procRoot) } : {}),
+    lookAtProcesses: sight.lookAtProcesses,
+    ...(sight.processes?.visible ? { rescanProcesses: sight.lookAtProcesses } : {}),
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.itemLogLevel ? { itemLogLevel: options.itemLogLevel } : {}),
   });
@@ -345,6 +359,24 @@ function toldOfSizes(measure: (root: string) => TreeFacts, progress: PassProgres
     progress.measured(root, facts.bytes);
     return facts;
   };
+}
+
+/**
+ * The pids with anything inside a folder: by path (a working directory, a root, a deleted file,
+ * a mapping) and by identity, from the walk of the folder (an open file, a process in another
+ * mount namespace). Null where processes cannot be seen.
+ */
+function holdersOf(sight: PassSight, dir: string): number[] | null {
+  if (!sight.seen.visible) return null;
+  const target = path.resolve(dir);
+  if (sight.watch) {
+    try {
+      sight.measure(target);
+    } catch {
+      // Gone or unreadable: what its path says is all there is.
+    }
+  }
+  return union(pidsInside(sight.seen, target), sight.watch?.pidsInside(target) ?? []);
 }
 
 /** The trees inspecting a candidate walks, in the order it walks them. */

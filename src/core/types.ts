@@ -1,4 +1,5 @@
 import type { ProcessDescription } from '../safety/processes/process-description.js';
+import type { ProcessTable } from '../safety/processes/processes.js';
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../config/schema.js';
 import type { TreeFacts } from '../safety/walk/walk.js';
@@ -77,6 +78,8 @@ export interface GuardContext {
   /** The uid/gid the delete runs as (the owner when running as root), or null for "as we are". */
   owner: { uid: number; gid: number } | null;
   log: Logger;
+  /** A fresh look at /proc, for a proof that reads the processes again (never /proc itself). */
+  lookAtProcesses(): ProcessTable;
 }
 
 /** What a guard holds while its item goes: a lock, and the steps that come with it. */
@@ -140,7 +143,20 @@ export interface GatherContext {
   whenMeasured?: (roots: readonly string[]) => Promise<void>;
   /** Every registered provider, enabled or not: what each tells the others (src/core/contributions.ts). */
   registry: readonly Provider[];
+  /**
+   * The pass's one look at /proc (src/safety/processes/processes.ts): what providers read of their
+   * tools' processes, their environments included (rule 27). A provider never reads /proc itself.
+   */
+  processes: ProcessTable;
+  /**
+   * The pids with anything inside a folder, by path and by identity (the folder is walked once, for
+   * the pass); null where processes cannot be seen.
+   */
+  holdersOf(dir: string): number[] | null;
 }
+
+/** What a provider is told when asked which folders it judges, before a pass (no process is looked at). */
+export type ClaimContext = Omit<GatherContext, 'processes' | 'holdersOf'>;
 
 /** What the config loader hands a provider that completes its own section (the worktrees provider's sets). */
 export interface ConfigureContext extends SetContext {
@@ -166,9 +182,14 @@ export interface Provider {
    * The folders whose contents this provider judges, so a config in which two providers (or two
    * worktree sets) would judge the same folders is refused before a pass starts.
    */
-  claimedAreas?(ctx: GatherContext): Promise<ClaimedArea[]>;
+  claimedAreas?(ctx: ClaimContext): Promise<ClaimedArea[]>;
   /** Whether its locations come from `homes` (absent: yes); a section that names them outright does not. */
   usesHomes?(config: EffectiveConfig): boolean;
+  /**
+   * The variables its tool names its state with (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`): the one look
+   * at /proc keeps them from every process's environment (rule 27).
+   */
+  processVariables?: readonly string[];
 }
 
 /**

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
+import { scanProcesses } from '../../src/safety/processes/processes.js';
 import { loadConfig } from '../../src/config/load.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { watchfire } from '../../src/providers/watchfire/index.js';
@@ -156,6 +157,8 @@ describe('projects.yaml that cannot be trusted', () => {
         env: { HOME: r.m.home },
         measure: createTreeCache(),
         registry: PROVIDERS,
+        processes: scanProcesses(),
+        holdersOf: () => [],
       });
       for (const [name, home] of r.homes) {
         const judged = gathered.candidates.find((candidate) => candidate.path === home);

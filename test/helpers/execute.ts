@@ -1,5 +1,6 @@
 import path from 'node:path';
 import pino from 'pino';
+import { scanProcesses } from '../../src/safety/processes/processes.js';
 import { executePlan, type ExecutedDeletion } from '../../src/core/executor.js';
 import type { Candidate, ReportItem } from '../../src/core/types.js';
 import { inspectCandidate } from '../../src/safety/inspect.js';
@@ -38,6 +39,7 @@ export async function executeOne(
     log: pino({ level: 'silent' }),
     onDeleted: async () => undefined,
     evidenceSinceMs: options.sinceMs,
+    lookAtProcesses: () => scanProcesses(),
   });
   return done as ExecutedDeletion;
 }

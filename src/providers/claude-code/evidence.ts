@@ -1,28 +1,19 @@
 import { errorMessage } from '../../core/errors.js';
 import { describeProcesses } from '../../safety/processes/describe-processes.js';
 import { ownPidDomain, processStart } from '../../safety/processes/process-start.js';
-import { traceProcesses, type ProcessTrace } from '../../safety/processes/traces.js';
+import type { ProcessRecord, ProcessTable } from '../../safety/processes/processes.js';
 import type { Carrier, ClaudeEvidence, JudgedRecord, JudgedShell, Life, Unseen } from './judge.js';
 import { PARENT_VARIABLE, SESSION_VARIABLE, sessionFolderOf, slugOf } from './layout.js';
 import { configDirs, type ClaudeUser, type TaskRoot } from './locations.js';
 import { readClaudeState, type AdoptedShell, type SessionRecord } from './registry.js';
 
-/** One look at the processes, for every root of the pass (or why there could be none). */
-export type Traces = { traces: ProcessTrace[] } | { error: string };
+/** The pass's one look at the processes, as it bears on the roots (or why there could be none). */
+export type Traces = { records: ProcessRecord[] } | { error: string };
 
-/** The environments and open files of the processes, as they bear on these roots. */
-export function traceFor(roots: readonly TaskRoot[], procRoot = '/proc'): Traces {
-  try {
-    return {
-      traces: traceProcesses({
-        vars: [SESSION_VARIABLE, PARENT_VARIABLE],
-        under: roots.flatMap((root) => [root.path, root.canonical]),
-        procRoot,
-      }),
-    };
-  } catch (err) {
-    return { error: `the processes cannot be listed: ${errorMessage(err)}` };
-  }
+/** The processes of one look at /proc, or why none can be seen. */
+export function tracesOf(table: ProcessTable): Traces {
+  if (!table.visible) return { error: `the processes cannot be seen: ${table.why ?? 'an unknown reason'}` };
+  return { records: [...table.records.values()] };
 }
 
 /** The pid domain of this pass, or why it is unknown (then no record can be matched to a process here). */
@@ -54,14 +45,14 @@ export async function gatherEvidence(
     problems: state.problems,
     records: state.records.map((record) => judgedRecord(record, domain, procRoot)),
     shells: state.shells.map((shell) => judgedShell(shell, folderOf(shell.outputPath), procRoot)),
-    carriers: 'error' in traces ? [] : carriersOf(traces.traces, procRoot),
+    carriers: 'error' in traces ? [] : carriersOf(traces.records, procRoot),
     unseen:
       'error' in traces
         ? [{ who: 'any process', why: traces.error }]
-        : traces.traces
+        : traces.records
             // A process the kernel hides altogether is one the safety engine counts as uninspectable
             // (rule 4: auto goes on, required refuses); one whose environment alone is hidden is unknown.
-            .filter((trace) => trace.vars === null && trace.uid === user.uid && trace.uninspectable === undefined)
+            .filter((trace) => trace.vars === null && trace.uid === user.uid)
             .map(
               (trace): Unseen => ({
                 who: `process ${trace.pid}`,
@@ -133,7 +124,7 @@ function lifeOf(pid: number, recordedStart: string | undefined, procRoot: string
  * when the kernel says so, or when that pid now runs a process started after the carrier (a pid
  * used again).
  */
-function carriersOf(traces: readonly ProcessTrace[], procRoot: string): Carrier[] {
+function carriersOf(traces: readonly ProcessRecord[], procRoot: string): Carrier[] {
   const carrying = traces.filter((trace) => trace.vars?.[SESSION_VARIABLE]);
   const described = new Map(
     describeProcesses(
@@ -154,7 +145,7 @@ function carriersOf(traces: readonly ProcessTrace[], procRoot: string): Carrier[
   });
 }
 
-function parentLife(pid: number, child: ProcessTrace, procRoot: string): Life {
+function parentLife(pid: number, child: ProcessRecord, procRoot: string): Life {
   const now = processStart(pid, procRoot);
   if (now.state === 'gone') return { state: 'dead', why: `pid ${pid} is gone` };
   if (now.state === 'unknown') return unknown(now.why);

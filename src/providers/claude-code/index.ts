@@ -3,6 +3,7 @@ import { claudeCodeSection } from './config.js';
 import { claudeCodeSandbox } from './demo.js';
 import { CLAUDE_ANCHORS } from './projects-anchor.js';
 import { claudeCodeGather } from './provider.js';
+import { PROCESS_VARIABLES } from './layout.js';
 import { CLAUDE_CODE_REASONS } from './reasons.js';
 import { CLAUDE_SETS } from './worktree-sets.js';
 
@@ -14,5 +15,6 @@ export const claudeCode: ProviderModule = {
   sandbox: claudeCodeSandbox,
   anchors: CLAUDE_ANCHORS,
   worktreeSets: CLAUDE_SETS,
+  processVariables: PROCESS_VARIABLES,
   ...claudeCodeGather,
 };

@@ -8,6 +8,13 @@ export const SESSION_VARIABLE = 'CLAUDE_CODE_SESSION_ID';
 /** The variable naming the Claude Code process that started the shell. */
 export const PARENT_VARIABLE = 'CLAUDE_PID';
 
+/** Set in every process Claude Code starts, and in Claude Code itself. */
+const CLAUDE_MARK_VARIABLE = 'CLAUDECODE';
+/** Where a Claude Code keeps its config folder (sessions, jobs) when not `~/.claude`. */
+const CONFIG_DIR_VARIABLE = 'CLAUDE_CONFIG_DIR';
+/** The variables of its tool the one look at /proc keeps for this provider. */
+export const PROCESS_VARIABLES = [SESSION_VARIABLE, PARENT_VARIABLE, CLAUDE_MARK_VARIABLE, CONFIG_DIR_VARIABLE];
+
 /** Claude Code cuts a slug at this length and appends a hash of the whole path. */
 const SLUG_MAX = 200;
 

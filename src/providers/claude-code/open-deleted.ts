@@ -25,9 +25,9 @@ interface OpenDeleted {
 export function deletedButOpen(root: TaskRoot, traces: Traces, evidence: ClaudeEvidence): Candidate[] {
   if ('error' in traces) return [];
   const files = new Map<string, OpenDeleted>();
-  for (const trace of traces.traces)
-    for (const held of trace.held) {
-      if (!held.deleted || ![root.path, root.canonical].some((name) => isInside(name, held.path))) continue;
+  for (const trace of traces.records)
+    for (const held of trace.openDeleted) {
+      if (![root.path, root.canonical].some((name) => isInside(name, held.path))) continue;
       const key = `${held.dev}:${held.ino}`;
       const file = files.get(key) ?? { path: held.path, bytes: held.bytes, holders: new Map() };
       file.holders.set(trace.pid, [...(file.holders.get(trace.pid) ?? []), held.fd]);

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
-import { isInside } from '../../safety/inside.js';
 import { durationMs } from '../../util/duration.js';
-import { gatherEvidence, pidDomain, traceFor, type Traces } from './evidence.js';
+import { gatherEvidence, pidDomain, tracesOf, type Traces } from './evidence.js';
 import {
   judgeEmptySlugFolder,
   judgeSessionFolders,
@@ -26,7 +25,7 @@ export const claudeCodeGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
     const users = claudeUsers(ctx.homes);
     const { roots, statuses } = locateRoots(users, ctx);
     const out: Gathering = { roots: [...statuses], candidates: [] };
-    const traces: Traces = roots.length > 0 ? traceFor(roots) : { traces: [] };
+    const traces: Traces = tracesOf(ctx.processes);
     const domain = pidDomain();
     for (const user of users) {
       const mine = roots.filter((root) => root.user === user);
@@ -82,9 +81,9 @@ async function gatherRoot(
   for (const slug of listing.slugs) {
     if (isEmpty(slug)) {
       // A deleted output still open in it is reported on its own (below); the folder waits for its writer.
-      if (!heldInside(slug, root, traces))
+      if (!heldInside(slug, ctx))
         add({ path: slug.path, kind: 'empty-slug', slug: slug.slug }, judgeEmptySlugFolder(slug.slug, evidence));
-    } else if (await goesWhole(slug, root, verdicts, traces, ctx))
+    } else if (await goesWhole(slug, verdicts, ctx))
       add(
         { path: slug.path, kind: 'slug', slug: slug.slug },
         judgeSlugWithSessions(
@@ -110,16 +109,14 @@ async function gatherRoot(
  */
 async function goesWhole(
   slug: SlugListing,
-  root: TaskRoot,
   verdicts: ReadonlyMap<string, OwnerJudgement>,
-  traces: Traces,
   ctx: GatherContext,
 ): Promise<boolean> {
   if (slug.sessions.length === 0 || slug.others > 0 || slug.quarantines.length > 0) return false;
   if (!slug.sessions.every((session) => verdicts.get(session.path)?.decision === 'delete')) return false;
-  if (heldInside(slug, root, traces)) return false;
   try {
     await ctx.whenMeasured?.([slug.path]);
+    if (heldInside(slug, ctx)) return false;
     const tree = ctx.measure(slug.path);
     return !tree.error && !tree.vanished && ctx.now.getTime() - tree.newestWriteMs >= durationMs(ctx.config.minAge);
   } catch {
@@ -127,11 +124,10 @@ async function goesWhole(
   }
 }
 
-/** Whether a process has its working directory or an open file (deleted or not) in the slug folder, by path. */
-function heldInside(slug: SlugListing, root: TaskRoot, traces: Traces): boolean {
-  if ('error' in traces) return true;
-  const names = [slug.path, path.join(root.canonical, slug.slug)];
-  return traces.traces.some((trace) => trace.held.some((held) => names.some((name) => isInside(name, held.path))));
+/** Whether a process has its working directory or an open file (deleted or not) in the slug folder. */
+function heldInside(slug: SlugListing, ctx: GatherContext): boolean {
+  const holders = ctx.holdersOf(slug.path);
+  return holders === null || holders.length > 0;
 }
 
 function quarantineCandidate(leftover: string, root: TaskRoot): Candidate {

@@ -1,6 +1,6 @@
 import { RemovalStopped, stopFor } from '../../core/errors.js';
 import type { OwnerJudgement, Removal } from '../../core/types.js';
-import { gatherEvidence, pidDomain, traceFor } from './evidence.js';
+import { gatherEvidence, pidDomain, tracesOf, type Traces } from './evidence.js';
 import { judgeEmptySlugFolder, judgeSessionFolders, withProblems } from './judge.js';
 import type { TaskRoot } from './locations.js';
 import { isEmpty, listRoot } from './scan.js';
@@ -23,8 +23,8 @@ export function sessionRemoval(root: TaskRoot, target: Target, env: NodeJS.Proce
   return {
     type: 'tree',
     guard: {
-      async recheck() {
-        const judgement = await judgeTargetAgain(root, target, env);
+      async recheck(ctx) {
+        const judgement = await judgeTargetAgain(root, target, env, tracesOf(ctx.lookAtProcesses()));
         if (judgement.decision !== 'delete') throw stopFor(judgement);
         return undefined;
       },
@@ -32,7 +32,12 @@ export function sessionRemoval(root: TaskRoot, target: Target, env: NodeJS.Proce
   };
 }
 
-async function judgeTargetAgain(root: TaskRoot, target: Target, env: NodeJS.ProcessEnv): Promise<OwnerJudgement> {
+async function judgeTargetAgain(
+  root: TaskRoot,
+  target: Target,
+  env: NodeJS.ProcessEnv,
+  traces: Traces,
+): Promise<OwnerJudgement> {
   let listing: ReturnType<typeof listRoot>;
   try {
     listing = listRoot(root);
@@ -43,10 +48,7 @@ async function judgeTargetAgain(root: TaskRoot, target: Target, env: NodeJS.Proc
       `${root.path} cannot be listed again: ${String(err)}`,
     );
   }
-  const evidence = withProblems(
-    await gatherEvidence(root.user, [root], traceFor([root]), pidDomain(), env),
-    listing.problems,
-  );
+  const evidence = withProblems(await gatherEvidence(root.user, [root], traces, pidDomain(), env), listing.problems);
   const verdicts = judgeSessionFolders(
     listing.slugs.flatMap((slug) => slug.sessions),
     listing.links,

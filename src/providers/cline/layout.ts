@@ -1,6 +1,6 @@
 import { clineConfig } from './config.js';
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { ClaimContext } from '../../core/types.js';
 import { locate, type Located } from '../../safety/owners/locations.js';
 import { basisOf } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
@@ -52,7 +52,7 @@ function clineDataDir(home: string, env: NodeJS.ProcessEnv): string {
  * Every place of the pass: from the config's `userDataDir` and `dataDir` when it names them, else
  * every VS Code product of every home that has Cline's storage folder, and each home's data folder.
  */
-export async function clineLocations(ctx: GatherContext): Promise<ClineLocation[]> {
+export async function clineLocations(ctx: ClaimContext): Promise<ClineLocation[]> {
   const section = clineConfig(ctx.config);
   const locations: ClineLocation[] = [];
   if (section.userDataDir || section.dataDir) {

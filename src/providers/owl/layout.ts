@@ -1,7 +1,7 @@
 import { owlConfig } from './config.js';
 import os from 'node:os';
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { ClaimContext } from '../../core/types.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { homeOwner } from '../../safety/owners/locations.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
@@ -30,7 +30,7 @@ const SOCKET = 'owld.sock';
  * Owl's locations for every home, or the ones the config names outright (`dataDir`, `stateDir`,
  * paired by position). For the current user's own home the XDG variables of the environment count.
  */
-export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
+export async function owlLocations(ctx: ClaimContext): Promise<OwlLocation[]> {
   const section = owlConfig(ctx.config);
   if (section.dataDir) return explicitLocations(section.dataDir, section.stateDir ?? [], ctx);
   const own = path.resolve(ctx.env.HOME || os.homedir());
@@ -47,7 +47,7 @@ export async function owlLocations(ctx: GatherContext): Promise<OwlLocation[]> {
  * Owl's data folders alone, without touching the disk: what other judges must keep out of (a
  * worktree set, say). The same places as owlLocations.
  */
-export function owlDataDirs(ctx: Pick<GatherContext, 'config' | 'homes' | 'env'>): string[] {
+export function owlDataDirs(ctx: Pick<ClaimContext, 'config' | 'homes' | 'env'>): string[] {
   const section = owlConfig(ctx.config);
   if (section.dataDir) return section.dataDir.map((dataDir) => path.resolve(dataDir));
   const own = path.resolve(ctx.env.HOME || os.homedir());
@@ -95,7 +95,7 @@ async function otherHomeLocation(home: string): Promise<OwlLocation> {
 async function explicitLocations(
   dataDirs: string[],
   stateDirs: string[],
-  ctx: Pick<GatherContext, 'homes' | 'env'>,
+  ctx: Pick<ClaimContext, 'homes' | 'env'>,
 ): Promise<OwlLocation[]> {
   const { env } = ctx;
   const found: OwlLocation[] = [];

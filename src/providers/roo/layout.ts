@@ -1,5 +1,5 @@
 import { rooConfig } from './config.js';
-import type { GatherContext } from '../../core/types.js';
+import type { ClaimContext } from '../../core/types.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import {
@@ -74,7 +74,7 @@ export interface RooLocation {
 }
 
 /** Every product of every home (or every `userDataDir` of the config) that has the extension's storage. */
-export async function rooLocations(ctx: GatherContext): Promise<RooLocation[]> {
+export async function rooLocations(ctx: ClaimContext): Promise<RooLocation[]> {
   const section = rooConfig(ctx.config);
   const editors: EditorDir[] = [];
   if (section.userDataDir) editors.push(...section.userDataDir.map((dir) => namedEditorDir(dir, ctx.homes)));

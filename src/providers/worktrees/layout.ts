@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathsOverlap } from '../../config/glob-overlap.js';
 import { expandUnder } from '../../config/homes.js';
 import { durationMs } from '../../util/duration.js';
-import type { GatherContext, RootStatus } from '../../core/types.js';
+import type { ClaimContext, RootStatus } from '../../core/types.js';
 import { isFolderOrLinkToOne, lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
@@ -40,7 +40,7 @@ export interface SetRoots {
  * no entry, no error. A root that is itself a repository or worktree is no folder of worktrees, and
  * one that lies in or holds another provider's folder is that provider's to judge (rule 16).
  */
-export async function setRoots(ctx: GatherContext): Promise<SetRoots> {
+export async function setRoots(ctx: ClaimContext): Promise<SetRoots> {
   const found: SetRoot[] = [];
   const problems = new Map<string, RootStatus>();
   const seen = new Set<string>();
@@ -101,7 +101,7 @@ interface RootLookup {
  * Its fixed part (the folders before the first pattern), then every folder it expands to, go
  * through the resolver of locations (rule 20): none is read through a link to another user's files.
  */
-async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: GatherContext): Promise<RootLookup> {
+async function lookUpRoot(set: EnabledSet, text: string, state: StateAnchors, ctx: ClaimContext): Promise<RootLookup> {
   const start = parseRoot(text, anchorNames(ctx.registry));
   if (start.kind === 'invalid') return { set, fromState: false, problems: [], warnings: [], folders: [] };
   let bases: RootBase[] | null = staticBases(start, ctx);
@@ -144,7 +144,7 @@ function fixedPart(rest: string): string {
  * Code records the worktrees of Conductor, vibe-kanban or Codex it worked in as its projects, and
  * what it made inside them is judged with the tree that holds it, by that tree's set.
  */
-function withoutNestedStateRoots(found: SetRoot[], ctx: GatherContext): SetRoot[] {
+function withoutNestedStateRoots(found: SetRoot[], ctx: ClaimContext): SetRoot[] {
   const kept: SetRoot[] = [];
   for (const [index, root] of found.entries()) {
     const other = found.find(

@@ -33,12 +33,6 @@ function startOfStat(stat: string): ProcessStart | null {
   return start !== undefined && /^\d+$/.test(start) ? { state: 'running', start } : null;
 }
 
-/** The start time of a /proc/<pid>/stat text, or null (for a scan that has the text already). */
-export function startTicksOf(stat: string): string | null {
-  const found = startOfStat(stat);
-  return found?.state === 'running' ? found.start : null;
-}
-
 /**
  * This machine's and this PID namespace's name, as tools that record a pid write it beside:
  * `linux:<machine-id>:pid:[<namespace inode>]`. Throws where either cannot be read: a pid of a

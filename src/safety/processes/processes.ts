@@ -4,11 +4,11 @@ import type { BlindReason } from '../../core/types.js';
 import { readdirNamesSync } from '../fs/list.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { readlinkSync } from '../fs/stat.js';
-import { readGitProcess, type GitProcess } from './git-processes.js';
+import { GIT_VARIABLES, readGitProcess, type GitProcess } from './git-processes.js';
 import { IdentityIndex } from './identities.js';
 import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
 import { parseMountinfo } from './mountinfo.js';
-import { classify, inspectProcess } from './process-view.js';
+import { classify, inspectProcess, realUid, type ProcessView } from './process-view.js';
 import { procVisibility } from './proc-visibility.js';
 
 export interface ProcessTable {
@@ -23,12 +23,25 @@ export interface ProcessTable {
   occupied: Map<string, Set<number>>;
   /** The files themselves that processes hold, by device and inode (the identity test). */
   identities: IdentityIndex;
-  /** The processes that run git, with every path each names or holds (a gc or repack at work in a repository). */
+  /** The processes that run git, with every place each names or holds (a gc or repack at work in a repository). */
   gitProcesses: GitProcess[];
+  /**
+   * Every process inspected, by pid: what it runs, whose it is, its working directory, the
+   * variables of its environment that tools name their state with (rule 27), the deleted files it
+   * holds open. The one look at /proc of a pass: providers read it, never /proc themselves.
+   */
+  records: Map<number, ProcessRecord>;
+  /** The processes the kernel would not show (EACCES, EPERM), each with its uid where /proc says. */
+  hidden: Array<{ pid: number; uid: number | null }>;
   /** Our mounts and the folder mounts of every mount namespace seen; null where unknown. */
   mounts: MountViews | null;
   /** The /proc it was read from, to describe a process a refusal names. */
   procRoot: string;
+}
+
+/** One process of the scan: its pid, and what the scan read of it. */
+export interface ProcessRecord extends ProcessView {
+  pid: number;
 }
 
 /**
@@ -41,7 +54,9 @@ export interface ProcessTable {
 export function scanProcesses(
   procRoot = '/proc',
   ignorePids: ReadonlySet<number> = new Set([process.pid]),
+  variables: Iterable<string> = [],
 ): ProcessTable {
+  const asked = new Set([...GIT_VARIABLES, ...variables]);
   const table: ProcessTable = {
     visible: true,
     inspected: 0,
@@ -49,6 +64,8 @@ export function scanProcesses(
     occupied: new Map(),
     identities: new IdentityIndex(),
     gitProcesses: [],
+    records: new Map(),
+    hidden: [],
     mounts: null,
     procRoot,
   };
@@ -70,12 +87,14 @@ export function scanProcesses(
     const pid = Number(name);
     if (ignorePids.has(pid)) continue;
     const dir = path.join(procRoot, name);
-    const outcome = inspectProcess(dir);
+    const outcome = inspectProcess(dir, asked);
     if (outcome === 'gone' || outcome === 'kernel') continue;
     if (outcome === 'denied') {
       table.uninspectable += 1;
+      table.hidden.push({ pid, uid: realUid(dir) });
       continue;
     }
+    table.records.set(pid, { pid, ...outcome });
     for (const used of outcome.paths) if (used !== '/') addOccupied(table.occupied, used, pid);
     const { identities } = outcome;
     for (let i = 0; i < identities.length; i += 2)
@@ -89,6 +108,7 @@ export function scanProcesses(
       if (view === 'gone') continue;
       if (view === 'denied') {
         table.uninspectable += 1;
+        table.hidden.push({ pid, uid: outcome.uid });
         continue;
       }
       seen.set(namespace, view);

@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ownPidDomain, processStart } from '../../../src/safety/processes/process-start.js';
-import { traceProcesses } from '../../../src/safety/processes/traces.js';
+import { scanProcesses } from '../../../src/safety/processes/processes.js';
 import { waitFor } from '../../helpers/processes.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -12,8 +12,8 @@ afterEach(() => {
   for (const child of started.splice(0)) child.kill('SIGKILL');
 });
 
-describe('the trace of environments and open files', () => {
-  it('finds the variables a process carries, its working directory and open files inside a folder, deleted ones with their size', async () => {
+describe('what the one look at /proc keeps of every process', () => {
+  it('keeps the variables asked about, its working directory, and the deleted files it holds open with their size', async () => {
     const base = tempDir();
     const inside = path.join(base, 'inside');
     mkdirSync(inside);
@@ -31,21 +31,26 @@ describe('the trace of environments and open files', () => {
     closeSync(a);
     closeSync(b);
     rmSync(gone);
-    const mine = () =>
-      traceProcesses({ vars: ['AJ_TRACE_ME'], under: [inside] }).find((trace) => trace.pid === child.pid);
+    const mine = () => scanProcesses('/proc', undefined, ['AJ_TRACE_ME']).records.get(child.pid as number);
     await waitFor(() => mine()?.vars?.AJ_TRACE_ME === 'yes');
 
-    const trace = mine();
-    expect(trace).toMatchObject({ uid: process.getuid?.(), vars: { AJ_TRACE_ME: 'yes' } });
-    expect(trace?.start).toBe((processStart(child.pid as number) as { start: string }).start);
-    const held = Object.fromEntries((trace?.held ?? []).map((each) => [each.fd, each]));
-    expect(held.cwd).toMatchObject({ path: inside, deleted: false });
-    expect(held['1']).toMatchObject({ path: kept, deleted: false, bytes: 3 });
-    expect(held['2']).toMatchObject({ path: gone, deleted: true, bytes: 5000 });
-    // Not inside the folder asked about, and carrying nothing asked about: not in the trace.
-    expect(
-      traceProcesses({ vars: ['AJ_NOBODY'], under: [path.join(base, 'elsewhere')] }).map((t) => t.pid),
-    ).not.toContain(child.pid);
+    const record = mine();
+    expect(record).toMatchObject({ uid: process.getuid?.(), cwd: inside, vars: { AJ_TRACE_ME: 'yes' } });
+    // Only the variables asked about are kept.
+    expect(Object.keys(record?.vars ?? {})).toEqual(['AJ_TRACE_ME']);
+    expect(record?.argv).toEqual(['sleep', '600']);
+    expect(record?.start).toBe((processStart(child.pid as number) as { start: string }).start);
+    expect(record?.openDeleted).toEqual([expect.objectContaining({ fd: '2', path: gone, bytes: 5000 })]);
+    expect(scanProcesses('/proc').records.get(child.pid as number)?.vars).toEqual({});
+  });
+
+  it('keeps a stopped process, and its state says so', async () => {
+    const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+    started.push(child);
+    await waitFor(() => scanProcesses().records.has(child.pid as number));
+    child.kill('SIGSTOP');
+    await waitFor(() => scanProcesses().records.get(child.pid as number)?.state === 'T');
+    expect(processStart(child.pid as number).state).toBe('running');
   });
 
   it('tells a running pid from a gone one, and names this pass’s pid domain', () => {
