@@ -29,7 +29,7 @@ RUN --mount=type=secret,id=build-ca,required=false \
     if [ -f /run/secrets/build-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build-ca; fi \
  && npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/make-executable.mjs scripts/bundle.mjs scripts/launcher.cjs scripts/code-cache.cjs scripts/
+COPY scripts/make-executable.mjs scripts/
 COPY src/ src/
 RUN npm run build
 

@@ -1,7 +1,6 @@
-// Start-up cost is paid by every `run` from cron or a timer: this file statically imports only
-// what every invocation needs, the errors and the command line's reader (yargs and the option
-// tables). A command's module (and with it yaml, pino, SQLite, the providers, the metrics) is
-// imported when that command runs.
+#!/usr/bin/env node
+// The command: reads the command line, runs the command's module (imported when that command runs,
+// so `--help` loads no provider), and maps typed errors to exit codes.
 import { readCommandLine } from './commands/args.js';
 import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
 

@@ -1,5 +1,4 @@
 import { writeToDescriptorSync } from '../safety/fs/write.js';
-import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { escapedLogFields } from '../core/escape.js';
@@ -16,9 +15,7 @@ const formatters = { log: escapedLogFields };
  */
 export async function createLogger(level: LogLevel, progress?: TerminalProgress | null): Promise<Logger> {
   if (logsForAPerson()) {
-    // pino-pretty and its colour and date libraries are loaded only for a person at a terminal,
-    // with require(): the bundle is compiled from a code cache, and such a script cannot import().
-    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+    const { default: pretty } = await import('pino-pretty');
     const destination = progress ? besideProgress(progress) : 2;
     return pino({ level, formatters }, pretty({ destination, sync: true, colorize: true, singleLine: true }));
   }

@@ -1,7 +1,7 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { closeSync, openPathSync } from '../safety/fs/descriptors.js';
 import type { Owner } from '../safety/owners/owner.js';
-import { spawn } from '../util/builtins.js';
+import { spawn } from 'node:child_process';
 import type { RawAnswer } from './answer.js';
 import { gitEnvironment, SAFE_ARGUMENTS } from './settings.js';
 import { type Supervision, superviseChild } from './supervise.js';

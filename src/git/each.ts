@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Owner } from '../safety/owners/owner.js';
-import { randomHex } from '../util/crypto.js';
+import { randomBytes } from 'node:crypto';
 import { type GitError, type GitResult, settle } from './answer.js';
 import { DIES_WITH_PARENT, runGitShell } from './child.js';
 import { DEFAULT_SILENCE_LIMIT_MS, SAFE_ARGUMENTS } from './settings.js';
@@ -65,7 +65,7 @@ export async function runGitInEach(
   options: EachOptions = {},
 ): Promise<Array<GitResult | GitError | null>> {
   for (const value of values) if (!canRunInEach(value)) throw new Error(`${value} cannot be given to the shell`);
-  const nonce = randomHex(16);
+  const nonce = randomBytes(16).toString('hex');
   let out: Buffer;
   let err: Buffer;
   try {

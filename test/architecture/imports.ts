@@ -42,24 +42,11 @@ function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8
       add(node.moduleSpecifier, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       add(node.arguments[0], false);
-    } else if (ts.isCallExpression(node) && isBuiltinLoad(node.expression)) {
-      // A Node module loaded at first use (src/util/builtins.ts) is imported all the same.
-      add(node.arguments[0], false);
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
   return edges;
-}
-
-/** `process.getBuiltinModule`, as written. */
-function isBuiltinLoad(callee: ts.Expression): boolean {
-  return (
-    ts.isPropertyAccessExpression(callee) &&
-    callee.name.text === 'getBuiltinModule' &&
-    ts.isIdentifier(callee.expression) &&
-    callee.expression.text === 'process'
-  );
 }
 
 function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {

@@ -25,11 +25,6 @@ function violations(rule: (from: string, to: string) => boolean, withTypes = tru
 }
 
 describe('the layers of src/', () => {
-  it('sees the Node modules a file loads at first use as its imports', () => {
-    const loaded = graph.edges.filter((edge) => edge.from === 'util/builtins.ts').map((edge) => edge.to);
-    expect(loaded).toEqual(expect.arrayContaining(['node:child_process', 'node:net', 'node:worker_threads']));
-  });
-
   it('outputs/ only renders and exports: it imports no command and does not run a pass', () => {
     expect(
       violations((from, to) => from.startsWith('outputs/') && (layerOf(to) === 'commands' || isPassRunner(to))),

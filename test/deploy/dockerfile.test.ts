@@ -93,9 +93,6 @@ describe('Dockerfile', () => {
       'tsconfig.json',
       'src/cli.ts',
       'scripts/make-executable.mjs',
-      'scripts/bundle.mjs',
-      'scripts/launcher.cjs',
-      'scripts/code-cache.cjs',
       'deploy/docker/healthcheck.mjs',
     ]) {
       expect(keep(needed), needed).toBe(true);

@@ -1,4 +1,4 @@
-import { createHash } from '../../util/crypto.js';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { git, runGit } from '../../git/git.js';
 import { gitIdentityFor, type Owner } from '../../safety/owners/owner.js';

@@ -1,4 +1,4 @@
-import { createHash } from '../../util/crypto.js';
+import { createHash } from 'node:crypto';
 import { errorMessage } from '../../core/errors.js';
 import { readFileBuffer } from '../../safety/fs/read.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors.js';
-import { createHash } from '../../util/crypto.js';
+import { createHash } from 'node:crypto';
 import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
 import { garbageNote, garbageOf, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
 import { readShadowConfig } from '../../engines/vscode-storage/git-config.js';

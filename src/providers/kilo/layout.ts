@@ -1,5 +1,5 @@
 import { kiloConfig } from './config.js';
-import { createHash } from '../../util/crypto.js';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { GatherContext } from '../../core/types.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';

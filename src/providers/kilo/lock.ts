@@ -1,8 +1,7 @@
-import { randomUUID } from '../../util/crypto.js';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { errorCode, errorMessage } from '../../core/errors.js';
 import { lstatOrNull, lstatOrNullSync } from '../../safety/fs/stat.js';
@@ -11,7 +10,7 @@ import { readFileSync } from '../../safety/fs/read.js';
 import { asOwner, type Owner } from '../../safety/owners/owner.js';
 import { removeTree } from '../../safety/removal/remove.js';
 import type { HeartbeatMessage, HeartbeatReply } from './heartbeat-worker.js';
-import { startWorker } from '../../util/builtins.js';
+import { Worker } from 'node:worker_threads';
 import * as z from 'zod';
 
 /**
@@ -223,19 +222,15 @@ function hold(lockDir: string, token: string, options: AcquireOptions): HeldLock
 // than many a removal).
 
 /**
- * The compiled worker: beside this module in the compiled tree, at its place in that tree when this
- * module is bundled into `dist/chunks/`, and the build's copy when run from the TypeScript sources
- * (the tests).
+ * The compiled worker: beside this module in the compiled tree, and the build's copy when run from
+ * the TypeScript sources (the tests).
  */
 function heartbeatWorkerFile(): string {
   const here = fileURLToPath(import.meta.url);
   const src = path.resolve(path.dirname(here), '../..');
-  const file =
-    path.basename(path.dirname(here)) === 'chunks'
-      ? path.join(path.dirname(here), '..', 'providers', 'kilo', 'heartbeat-worker.js')
-      : here.endsWith('.js')
-        ? path.join(path.dirname(here), 'heartbeat-worker.js')
-        : path.join(path.dirname(src), 'dist', 'providers', 'kilo', 'heartbeat-worker.js');
+  const file = here.endsWith('.js')
+    ? path.join(path.dirname(here), 'heartbeat-worker.js')
+    : path.join(path.dirname(src), 'dist', 'providers', 'kilo', 'heartbeat-worker.js');
   // A worker started from a file that is not there fails on its own thread, later: the lock would
   // be held with no heartbeat. Refused here instead, before the lock is taken.
   if (!lstatOrNullSync(file)) throw new Error(`${file}: the heartbeat worker is not built (npm run build)`);
@@ -253,7 +248,7 @@ let nextBeat = 0;
 
 function heartbeatThread(): HeartbeatThread {
   if (thread) return thread;
-  const worker = startWorker(heartbeatWorkerFile());
+  const worker = new Worker(heartbeatWorkerFile());
   const started: HeartbeatThread = { worker, stopping: new Map() };
   worker.on('message', (message: HeartbeatReply) => {
     started.stopping.get(message.stopped)?.();

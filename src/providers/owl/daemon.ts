@@ -1,4 +1,4 @@
-import { createConnection } from '../../util/builtins.js';
+import { createConnection } from 'node:net';
 
 export type DaemonLiveness =
   | { state: 'live'; socket: string }
@@ -24,7 +24,7 @@ export async function probeDaemon(sockets: readonly string[]): Promise<DaemonLiv
 
 function connectOnce(socket: string): Promise<'accepted' | 'refused' | string> {
   return new Promise((resolve) => {
-    const connection = createConnection(socket);
+    const connection = createConnection({ path: socket });
     const timer = setTimeout(() => {
       connection.destroy();
       resolve(`no answer from ${socket} within ${CONNECT_TIMEOUT_MS} ms`);

@@ -3,7 +3,7 @@ import { closeSync, openLockFileSync, type OpenLockFile } from '../fs/descriptor
 import { parseHexDevice } from '../fs/device-number.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { lstatOrNullSync } from '../fs/stat.js';
-import { spawn } from '../../util/builtins.js';
+import { spawn } from 'node:child_process';
 
 /**
  * flock(2) locks of another tool's (Codex's), from Node, which has no flock. A lock is taken by

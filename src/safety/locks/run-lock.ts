@@ -1,4 +1,4 @@
-import { randomUUID } from '../../util/crypto.js';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { LockHeldError, errorMessage } from '../../core/errors.js';

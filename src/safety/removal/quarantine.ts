@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from '../../util/crypto.js';
+import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { errorCode } from '../../core/errors.js';
 import { readdirOrEmpty } from '../fs/list.js';

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from '../../util/builtins.js';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { lstatOrNullSync } from '../fs/stat.js';
 import { ENTRY_FORMAT, FindRecords } from './find-records.js';
