@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Owner } from '../safety/owners/owner.js';
 import { randomBytes } from 'node:crypto';
 import { type GitError, type GitResult, settle } from './answer.js';
-import { DIES_WITH_PARENT, runGitShell } from './child.js';
+import { DIES_WITH_PARENT, startGitShell } from './start.js';
 import { DEFAULT_SILENCE_LIMIT_MS, SAFE_ARGUMENTS } from './settings.js';
 
 /**
@@ -16,7 +16,7 @@ import { DEFAULT_SILENCE_LIMIT_MS, SAFE_ARGUMENTS } from './settings.js';
  * anything else is asked again, one git at a time.
  *
  * Each run is `git -c <SAFE_CONFIG>… <args>` with the folder in the place of `EACH`, in the
- * environment every run has, as `owner` (child.ts). Only values that are absolute and whose names
+ * environment every run has, as `owner` (start.ts). Only values that are absolute and whose names
  * are UTF-8 are given to the shell: it takes its arguments as text.
  */
 
@@ -69,7 +69,7 @@ export async function runGitInEach(
   let out: Buffer;
   let err: Buffer;
   try {
-    const answer = await runGitShell(script(args), [nonce, ...values], {
+    const answer = await startGitShell(script(args), [nonce, ...values], {
       owner: options.owner ?? null,
       supervision: { silenceLimitMs: options.silenceLimitMs ?? DEFAULT_SILENCE_LIMIT_MS },
     });

@@ -1,9 +1,8 @@
 import { encodeText, escapeBytes } from '../safety/fs/names.js';
 import type { Owner } from '../safety/owners/owner.js';
 import { GitError, type GitResult, lastLine, type RawAnswer, settle } from './answer.js';
-import { runOwnGit } from './child.js';
-import { type HandoverPlan, HandoverRefused, handOver, NeedsDescriptors, planHandover } from './handover.js';
-import { DEFAULT_SILENCE_LIMIT_MS, gitEnvironment } from './settings.js';
+import { DEFAULT_SILENCE_LIMIT_MS } from './settings.js';
+import { ArgumentRefused, startGit } from './start.js';
 import type { Supervision } from './supervise.js';
 
 export { GitError, type GitResult, IncompleteAnswer, lastLine } from './answer.js';
@@ -25,9 +24,8 @@ export interface GitOptions {
 /**
  * Runs git and answers its exit code and output as a value; never throws for a non-zero exit.
  * Throws a GitError when git gave no answer: refused arguments, no git, killed at its time limit,
- * or (IncompleteAnswer) git said it could not read part of what it was asked (rule 22).
- * simple-git makes the run (runner.ts), but for the two kinds it cannot carry: paths that must
- * reach git as descriptors, and standard input (child.ts).
+ * or (IncompleteAnswer) git said it could not read part of what it was asked (rule 22). How git
+ * is started is in start.ts.
  */
 export async function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const shown = `git ${args.map(escapeBytes).join(' ')}`;
@@ -38,49 +36,18 @@ export async function runGit(args: readonly string[], options: GitOptions = {}):
   };
   let answer: RawAnswer;
   try {
-    answer = await run(args, options, owner, supervision);
-  } catch (err) {
-    if (err instanceof GitError) throw err;
-    throw new GitError(`${shown}: ${lastLine((err as Error).message)}`, null);
-  }
-  return settle(shown, answer);
-}
-
-async function run(
-  args: readonly string[],
-  options: GitOptions,
-  owner: Owner | null,
-  supervision: Supervision,
-): Promise<RawAnswer> {
-  const own = () =>
-    runOwnGit(args, {
+    answer = await startGit(args, {
       cwd: options.cwd,
       owner,
       supervision,
       ...(options.env ? { env: options.env } : {}),
       ...(options.input !== undefined ? { input: encodeText(options.input) } : {}),
     });
-  if (options.input !== undefined) return own();
-  let plan: HandoverPlan;
-  try {
-    plan = planHandover(args, options.cwd);
   } catch (err) {
-    if (err instanceof NeedsDescriptors) return own();
-    if (err instanceof HandoverRefused) throw new GitError(err.message, null);
-    throw err;
+    if (err instanceof ArgumentRefused) throw new GitError(err.message, null);
+    throw new GitError(`${shown}: ${lastLine((err as Error).message)}`, null);
   }
-  const { runThroughSimpleGit } = await import('./runner.js');
-  const place = handOver(plan);
-  try {
-    return await runThroughSimpleGit(plan.args, {
-      cwd: place.cwd,
-      owner,
-      env: gitEnvironment(options.env),
-      supervision,
-    });
-  } finally {
-    place.release();
-  }
+  return settle(shown, answer);
 }
 
 /** Runs git and answers stdout, or throws a GitError naming the command and git's message. */

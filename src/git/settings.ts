@@ -1,12 +1,11 @@
 import { scrubGitEnvironment } from './environment.js';
 
-// What every git run shares, whichever way it is started: simple-git (runner.ts, loaded with the
-// first run through it) or a child of this project's own (child.ts).
+// What every git run shares (start.ts starts them all).
 
 /** A repository's own config must never make git run a program of its choosing on our behalf. */
 export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.directory=*', 'core.hooksPath=/dev/null'];
 
-/** The same as git's leading `-c` arguments, for the runs that start git without simple-git. */
+/** The same as git's leading `-c` arguments. */
 export const SAFE_ARGUMENTS: readonly string[] = SAFE_CONFIG.flatMap((setting) => ['-c', setting]);
 
 /** How long git may go without printing anything before it is killed. */
@@ -14,8 +13,7 @@ export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
 
 /**
  * Variables outside git's own family that name a program git may start (an editor, a password
- * prompt) or a folder it reads config from: no git run by a pass edits, asks or needs them, and
- * simple-git refuses a run that has them.
+ * prompt) or a folder it reads config from: no git run by a pass edits, asks or needs them.
  */
 const PROGRAM_VARIABLES: ReadonlySet<string> = new Set(['EDITOR', 'VISUAL', 'SSH_ASKPASS', 'PREFIX']);
 
@@ -51,19 +49,3 @@ const SET_BY_US: Readonly<Record<string, string>> = {
   PAGER: 'cat',
   GIT_TERMINAL_PROMPT: '0',
 };
-
-/** The variables gitEnvironment sets on every run, whatever the caller or the pass has. */
-export const VARIABLES_SET: readonly string[] = Object.keys(SET_BY_US);
-
-/**
- * The variables of git's family a caller may give a run of its own: the identity and the
- * repository of the demo's sandboxes. simple-git refuses a run with any other (runner.ts).
- */
-export const CALLER_VARIABLES: readonly string[] = [
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-];

@@ -13,8 +13,7 @@ export interface Supervision {
 }
 
 /**
- * The one watch kept over every git child, whoever started it (simple-git or this project's own
- * runner): every byte it writes, its exit code once its output has closed, and its end when it goes
+ * The one watch kept over every git child (start.ts): every byte it writes, its exit code once its output has closed, and its end when it goes
  * silent for too long or the run is aborted (stop.ts: SIGINT, SIGKILL after a grace, pipes closed).
  * Resolves with the answer; rejects when there is none: the child could not start, or was stopped.
  */

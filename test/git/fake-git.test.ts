@@ -252,11 +252,8 @@ describe('the git runner stops git with SIGINT first, so git removes the lock fi
     return existsSync(lock);
   };
 
-  it('through simple-git', async () => {
+  it('in every kind of run (plain, standard input, descriptors)', async () => {
     expect(await lockLeftBy((env) => runGit(['status'], { env, timeoutMs: 300 }))).toBe(false);
-  });
-
-  it('in the runs this project starts itself (standard input, descriptors)', async () => {
     expect(await lockLeftBy((env) => runGit(['status'], { env, timeoutMs: 300, input: '' }))).toBe(false);
     const folder = mkdirBytes(bytesPath(tempDir('aj-fake-bytes-'), latin1('caf\xe9')));
     expect(
@@ -277,6 +274,18 @@ describe('the git runner with real git and paths that are not UTF-8', () => {
     const viaC = await runGit(['-C', spelled(repo), 'rev-parse', '--git-dir']);
     expect(viaC.code).toBe(0);
     expect(viaC.stdout).toBe('.git\n');
+  });
+
+  it('hands git an absolute path that is not UTF-8 as a descriptor, and refuses a relative one', async () => {
+    const root = tempDir('aj-git-bytes-');
+    const repo = mkdirBytes(bytesPath(root, latin1('r\xe9po')));
+    gitBytes(root, 'init', '-q', repo);
+    const gitdir = Buffer.concat([repo, Buffer.from('/.git')]);
+    const viaDescriptor = await runGit(['--git-dir', spelled(gitdir), 'rev-parse', '--is-bare-repository']);
+    expect(viaDescriptor).toEqual({ code: 0, stdout: 'false\n', stderr: '' });
+    await expect(runGit(['hash-object', spelled(Buffer.from('caf\xe9', 'latin1'))], { cwd: '/' })).rejects.toThrow(
+      /is not UTF-8 and is no absolute path/,
+    );
   });
 
   it('reads a config file whose path is not UTF-8', async () => {

@@ -116,7 +116,7 @@ async function gatherLocation(
           : await garbageOf({
               provider: 'cline',
               gitdir: repo.gitdir,
-              // simple-git runs Cline's git from the repository's folder, beside its .git.
+              // Cline runs its git (through simple-git) from the repository's folder, beside its .git.
               area: entry.folder,
               root: storage,
               whose: "Cline's checkpoint repository",

@@ -121,7 +121,7 @@ async function gatherLocation(
           : await garbageOf({
               provider: 'roo',
               gitdir: repo.gitdir,
-              // simple-git runs the extension's git from the repository's folder, beside its .git.
+              // The extension runs its git (through simple-git) from the repository's folder, beside its .git.
               area: entry.folder,
               root: storage,
               whose: `${location.extension.label}'s checkpoint repository`,
