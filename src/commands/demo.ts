@@ -3,7 +3,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../core/errors.js';
-import { reconcile } from './reconcile.js';
+import { reconcile } from '../reconcile/reconcile.js';
 import { startHolders } from './demo-holders.js';
 import { renderSummary } from '../outputs/summary.js';
 import { PROVIDERS } from '../providers/registry.js';

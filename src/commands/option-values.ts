@@ -27,20 +27,14 @@ export const everyOf =
   (given: unknown): string[] =>
     valuesOf(written, given);
 
-/** Repeatable and comma-separated, each name one of `names`. */
-export const namesOf =
-  <N extends string>(written: string, names: readonly N[]) =>
-  (given: unknown): N[] => {
-    const name = written.split(' ')[0] as string;
-    const listed = valuesOf(written, given)
+/** Repeatable and comma-separated. */
+export const listOf =
+  (written: string) =>
+  (given: unknown): string[] =>
+    valuesOf(written, given)
       .flatMap((value) => value.split(','))
       .map((part) => part.trim())
       .filter(Boolean);
-    for (const part of listed)
-      if (!(names as readonly string[]).includes(part))
-        throw new UsageError(`${name}: unknown provider ${JSON.stringify(part)} (known: ${names.join(', ')})`);
-    return listed as N[];
-  };
 
 /** One of `choices`; given twice, the last one wins. */
 export const choiceOf =

@@ -1,11 +1,11 @@
 import type { InferredOptionTypes, Options } from 'yargs';
-import { PROVIDER_NAMES } from '../providers/registry.js';
 import { LOG_LEVELS, type LogLevel } from './log-levels.js';
-import { choiceOf, everyOf, lastOf, namesOf } from './option-values.js';
+import { choiceOf, everyOf, lastOf, listOf } from './option-values.js';
 
 // The options of each command, as yargs reads them and help lists them: a command takes exactly
-// the options of its table. Every start loads this file, `--help` included: it loads no config,
-// logging or pass module (those are imported by the command that runs).
+// the options of its table. Every start loads this file, `--help` included: it loads no provider,
+// config, logging or pass module (those are imported by the command that runs), so a name --only
+// gives is checked against the registry when the pass starts.
 
 const config = {
   alias: 'c',
@@ -23,9 +23,9 @@ const home = {
 
 const only = {
   type: 'string',
-  describe: `only these providers (NAME[,NAME]: ${PROVIDER_NAMES.join(', ')}); repeatable`,
+  describe: 'only these providers (NAME[,NAME], as `agent-janitor config` names them under `providers`); repeatable',
   defaultDescription: 'all enabled',
-  coerce: namesOf('--only NAME[,NAME]', PROVIDER_NAMES),
+  coerce: listOf('--only NAME[,NAME]'),
 } as const satisfies Options;
 
 const minAge = {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { loadConfig, type ConfigOverrides } from '../config/load.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import type { PassOptions } from '../core/pass.js';
+import type { ReconcileOptions } from '../reconcile/reconcile.js';
 import { PROVIDERS } from '../providers/registry.js';
 import type { ConfigArgs, RunArgs } from './options.js';
 
@@ -21,7 +21,7 @@ export function passOptionsFrom(
   args: Pick<RunArgs, 'only' | 'report-only'>,
   config: EffectiveConfig,
   log: Logger,
-): PassOptions {
+): ReconcileOptions {
   return {
     config,
     providers: PROVIDERS,

@@ -1,4 +1,4 @@
-import { meteredPass } from './metered-pass.js';
+import { PassBroke, reconcile } from '../reconcile/reconcile.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger, itemLogLevel } from './logger.js';
@@ -11,18 +11,19 @@ export async function runCommand(args: RunArgs): Promise<number> {
   // A person at a terminal sees the pass advance on stderr; logs, stdout and pipes never do.
   const progress = terminalProgressFor(process.stderr, process.env, Boolean(args.json));
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.run, progress);
-  let pass: Awaited<ReturnType<typeof meteredPass>>;
+  let pass: Awaited<ReturnType<typeof reconcile>>;
   try {
-    pass = await meteredPass({
+    pass = await reconcile({
       ...passOptionsFrom(args, config, log),
       itemLogLevel: itemLogLevel(),
       ...(progress ? { progress } : {}),
     });
+  } catch (err) {
+    throw err instanceof PassBroke ? err.cause : err;
   } finally {
     progress?.finish();
   }
-  if (!pass.finished) throw pass.error;
-  const { report } = pass.result;
+  const { report } = pass;
   process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, config.reportDir));
   return pass.exitCode;
 }

@@ -1,9 +1,10 @@
 import { parseListen } from '../serve/listen.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
-import { meteredPass } from './metered-pass.js';
 import { LOG_LEVEL, type ServeArgs } from './options.js';
 import { rejectOverlaps } from './overlaps.js';
+import { selectProviders } from '../core/pass.js';
+import { PROVIDERS } from '../providers/registry.js';
 import { configFromArgs, passOptionsFrom } from './pass-config.js';
 
 /**
@@ -18,10 +19,11 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       ? parseListen(args.listen, '--listen')
       : parseListen(config.serve.listen, `${where}: serve.listen`);
   await rejectOverlaps(config);
+  // What a pass would refuse, refused at start.
+  selectProviders(PROVIDERS, config, args.only);
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.serve);
   await serveUntilSignal({
     pass: passOptionsFrom(args, config, log),
-    runPass: meteredPass,
     listen,
     schedule: config.serve.schedule,
   });

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { durationMs } from '../util/duration.js';
-import { expandHomes, unmatchedHomes } from '../config/homes.js';
+import { unmatchedHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, pidsInside, stillListed, union, type InspectedFacts } from '../safety/inspect.js';
 import { judge } from '../safety/judge.js';
@@ -10,14 +10,12 @@ import { scanProcesses, type ProcessTable } from '../safety/processes/processes.
 import type { TreeFacts } from '../safety/walk/walk.js';
 import { createTreeCache } from '../safety/walk/tree-cache.js';
 import { WalkWatch } from '../safety/walk/walk-watch.js';
-import { acquireRunLock } from '../safety/locks/run-lock.js';
 import { createPlaceFinder } from '../safety/place.js';
 import { CLOCK_MARGIN_MS } from '../safety/since.js';
 import { escapedItem, escapedRoot } from './escape.js';
 import { computeTotals } from './totals.js';
 import { oneVerdictPerPath, standsApart, type JudgedClaim, type Settled } from './claims.js';
-import { rejectOverlappingRoots } from './overlaps.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, UsageError } from './errors.js';
 import { executePlan, type ExecutedDeletion, type PlannedDeletion } from './executor.js';
 import type { PassProgress } from './progress.js';
 import type { Candidate, Liveness, Provider, ProviderName, Report, ReportItem, RootStatus } from './types.js';
@@ -25,6 +23,8 @@ import { VERSION } from './version.js';
 
 export interface PassOptions {
   config: EffectiveConfig;
+  /** The config's homes after glob expansion. */
+  homes: string[];
   providers: readonly Provider[];
   only?: readonly ProviderName[];
   reportOnly: boolean;
@@ -43,8 +43,6 @@ export interface PassOptions {
   onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
   /** Called after each deletion, as it happens (the audit log), with the time it was done. */
   onDeleted?: (item: ReportItem, at: Date) => Promise<void>;
-  /** Called with the finished report while the run lock is still held (the report files). */
-  onReport?: (report: Report) => Promise<void>;
 }
 
 export interface PassResult {
@@ -54,29 +52,12 @@ export interface PassResult {
   exitCode: 0 | 1;
 }
 
-/** One reconcile pass: lock, scan /proc, gather, plan (inspect, judge), apply (unless report-only), report. */
+/**
+ * The pass itself, under the run lock its caller holds (src/reconcile/reconcile.ts): scan /proc,
+ * gather, plan (inspect, judge), apply unless report-only; answers the report, written by the caller.
+ */
 export async function runPass(options: PassOptions): Promise<PassResult> {
-  const homes = await expandHomes(options.config.homes);
-  await rejectOverlappingRoots(options.providers, {
-    config: options.config,
-    homes,
-    now: new Date(),
-    log: options.log,
-    env: options.env,
-    measure: createTreeCache(),
-    registry: options.providers,
-  });
-  const lock = await acquireRunLock(options.config.reportDir);
-  if (lock.repaired)
-    options.log.warn({ lock: lock.path, was: lock.repaired }, 'the run lock file was unusable and has been replaced');
-  try {
-    const result = await lockedPass(options, homes);
-    // Under the lock, so that a pass that starts next never has its report replaced by this one's.
-    await options.onReport?.(result.report);
-    return result;
-  } finally {
-    lock.release();
-  }
+  return lockedPass(options, options.homes);
 }
 
 /** What the walks and /proc of one pass share: the process table, the walk cache, and what the walks saw. */
@@ -340,12 +321,19 @@ function buildReport(
   };
 }
 
-/** The providers a pass reconciles: enabled in the config and named by --only, when given. */
+/**
+ * The providers a pass reconciles: enabled in the config and named by --only, when given. A name
+ * --only gives that no registered provider has is bad usage.
+ */
 export function selectProviders(
   providers: readonly Provider[],
   config: EffectiveConfig,
   only: readonly ProviderName[] | undefined,
 ): Provider[] {
+  const known = providers.map((provider) => provider.name);
+  for (const name of only ?? [])
+    if (!known.includes(name))
+      throw new UsageError(`--only: unknown provider ${JSON.stringify(name)} (known: ${known.join(', ')})`);
   return providers
     .filter((provider) => config.providers[provider.name]?.enabled)
     .filter((provider) => !only || only.length === 0 || only.includes(provider.name));

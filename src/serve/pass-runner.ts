@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { LockHeldError, errorMessage } from '../core/errors.js';
-import type { MeteredPass } from '../commands/metered-pass.js';
-import { selectProviders, type PassOptions } from '../core/pass.js';
+import { selectProviders } from '../core/pass.js';
 import { describeFailure, outcomeOfThrow, type PassOutcome } from '../outputs/metrics/outcome.js';
+import { PassBroke, reconcile, type Reconciled, type ReconcileOptions } from '../reconcile/reconcile.js';
 import type { ServeCounters } from './counters.js';
 import type { FinishedPass } from './health.js';
 
@@ -23,8 +23,7 @@ export class PassRunner {
   lastSuccessSeconds: number | null;
 
   constructor(
-    private readonly passOptions: PassOptions,
-    private readonly runPass: (options: PassOptions) => Promise<MeteredPass>,
+    private readonly passOptions: ReconcileOptions,
     private readonly counters: ServeCounters,
     private readonly log: Logger,
     lastSuccessSeconds: number | null,
@@ -67,18 +66,23 @@ export class PassRunner {
 
   private async pass(trigger: PassTrigger): Promise<void> {
     this.log.info({ trigger }, 'pass started');
-    let pass: MeteredPass;
+    let pass: Reconciled;
     try {
-      pass = await this.runPass(this.passOptions);
+      pass = await reconcile(this.passOptions);
     } catch (err) {
       if (err instanceof LockHeldError) {
         this.skip(`${err.message}; this tick is skipped`);
         return;
       }
+      if (err instanceof PassBroke) {
+        const failure = [describeFailure(err.outcome), ...err.delivery.errors].filter(Boolean).join('; ');
+        this.record(err.outcome, false, failure);
+        return;
+      }
       this.record(this.unexpected(err), false, `the pass stopped with an error: ${errorMessage(err)}`);
       return;
     }
-    const succeeded = pass.finished && pass.exitCode === 0;
+    const succeeded = pass.exitCode === 0;
     const failure = succeeded
       ? null
       : [describeFailure(pass.outcome), ...pass.delivery.errors].filter(Boolean).join('; ');

@@ -5,8 +5,7 @@ import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { errorMessage } from '../core/errors.js';
-import type { MeteredPass } from '../commands/metered-pass.js';
-import type { PassOptions } from '../core/pass.js';
+import type { ReconcileOptions } from '../reconcile/reconcile.js';
 import { renderLastPass } from '../outputs/metrics/last-pass.js';
 import { readLastSuccess } from '../outputs/metrics/textfile.js';
 import { REPORT_JSON } from '../outputs/report-files.js';
@@ -19,9 +18,7 @@ import { PassRunner } from './pass-runner.js';
 import { scheduleIntervalMs, validateSchedule } from './schedule.js';
 
 export interface ServeOptions {
-  pass: PassOptions;
-  /** Runs one pass with its metrics: the caller's (the `serve` command's), so serve/ runs no pass itself. */
-  runPass: (options: PassOptions) => Promise<MeteredPass>;
+  pass: ReconcileOptions;
   listen: ListenAddress;
   schedule: string;
 }
@@ -42,13 +39,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const intervalMs = scheduleIntervalMs(options.schedule);
   const startedAt = Date.now();
   const counters = new ServeCounters();
-  const runner = new PassRunner(
-    options.pass,
-    options.runPass,
-    counters,
-    log,
-    await carriedLastSuccess(config.metrics.textfile, log),
-  );
+  const runner = new PassRunner(options.pass, counters, log, await carriedLastSuccess(config.metrics.textfile, log));
 
   const server = createServeHttp(
     {

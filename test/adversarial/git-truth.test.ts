@@ -5,7 +5,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
-import { reconcile } from '../../src/commands/reconcile.js';
+import { reconcile } from '../../src/reconcile/reconcile.js';
 import type { Report } from '../../src/core/types.js';
 import { scrubGitEnvironment } from '../../src/git/environment.js';
 import { PROVIDERS } from '../../src/providers/registry.js';

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { reconcile } from '../../src/commands/reconcile.js';
+import { reconcile } from '../../src/reconcile/reconcile.js';
 import type { Provider } from '../../src/core/types.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { backdate, daysAgo } from '../helpers/fs-fixtures.js';

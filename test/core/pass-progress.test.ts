@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { reconcile } from '../../src/commands/reconcile.js';
+import { reconcile } from '../../src/reconcile/reconcile.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { PassOptions } from '../../src/core/pass.js';
 import type { PassProgress } from '../../src/core/progress.js';

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
-import { reconcile } from '../../src/commands/reconcile.js';
+import { reconcile } from '../../src/reconcile/reconcile.js';
 import type { PassResult } from '../../src/core/pass.js';
 import type { ProviderName, Report, ReportItem } from '../../src/core/types.js';
 import { PROVIDERS, REASONS } from '../../src/providers/registry.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import { reconcile } from '../../src/commands/reconcile.js';
+import { reconcile } from '../../src/reconcile/reconcile.js';
 import type { PassResult } from '../../src/core/pass.js';
 import type { Candidate, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
 import { readdirNamesSync } from '../../src/safety/fs/list.js';

@@ -3,10 +3,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { EffectiveConfig } from '../../src/config/schema.js';
-import type { PassOptions } from '../../src/core/pass.js';
 import type { Candidate, ItemKind, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
 import type { Reason } from '../../src/core/reasons.js';
-import { meteredPass } from '../../src/commands/metered-pass.js';
+import { PassBroke, reconcile, type ReconcileOptions } from '../../src/reconcile/reconcile.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 
 export interface FixtureItem {
@@ -132,12 +131,28 @@ export async function fixtureConfig(options: FixtureConfig): Promise<EffectiveCo
 export function fixturePassOptions(
   config: EffectiveConfig,
   providers: Provider[],
-  extra: Partial<PassOptions> = {},
-): PassOptions {
+  extra: Partial<ReconcileOptions> = {},
+): ReconcileOptions {
   return { config, providers, reportOnly: false, log: pino({ level: 'silent' }), env: {}, ...extra };
 }
 
-/** One real pass through the same path `run` takes: runPass, then the metrics outputs. */
-export function fixturePass(config: EffectiveConfig, providers: Provider[], extra: Partial<PassOptions> = {}) {
-  return meteredPass(fixturePassOptions(config, providers, extra));
+/** One real pass through the same path `run` takes (src/reconcile/reconcile.ts), a broken one answered as such. */
+export async function fixturePass(
+  config: EffectiveConfig,
+  providers: Provider[],
+  extra: Partial<ReconcileOptions> = {},
+) {
+  try {
+    const pass = await reconcile(fixturePassOptions(config, providers, extra));
+    return {
+      finished: true as const,
+      result: { report: pass.report, exitCode: pass.outcome.exitCode },
+      outcome: pass.outcome,
+      delivery: pass.delivery,
+      exitCode: pass.exitCode,
+    };
+  } catch (err) {
+    if (!(err instanceof PassBroke)) throw err;
+    return { finished: false as const, error: err.cause, outcome: err.outcome, delivery: err.delivery };
+  }
 }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { Provider } from '../../src/core/types.js';
-import { meteredPass } from '../../src/commands/metered-pass.js';
 import { startServe, type ServeHandle } from '../../src/serve/serve.js';
 import { tempDir } from '../helpers/temp.js';
 import { type Sample, parseExposition } from '../metrics/exposition.js';
@@ -78,7 +77,6 @@ export async function serveInProcess(
   const config = await fixtureConfig({ reportDir: scene.reportDir, metricsFile: scene.textfile, ...options });
   const serve = await startServe({
     pass: fixturePassOptions(config, providers),
-    runPass: meteredPass,
     listen: { host: '127.0.0.1', port: 0 },
     schedule,
   });

@@ -14,7 +14,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { reconcile } from '../../../src/commands/reconcile.js';
+import { reconcile } from '../../../src/reconcile/reconcile.js';
 import { loadConfig } from '../../../src/config/load.js';
 import type { Report, ReportItem } from '../../../src/core/types.js';
 import { renderLastPass } from '../../../src/outputs/metrics/last-pass.js';

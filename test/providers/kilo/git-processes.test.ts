@@ -5,7 +5,7 @@ import pino from 'pino';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
-import { reconcile } from '../../../src/commands/reconcile.js';
+import { reconcile } from '../../../src/reconcile/reconcile.js';
 import type { PassResult } from '../../../src/core/pass.js';
 import type { Provider } from '../../../src/core/types.js';
 import { kilo } from '../../../src/providers/kilo/index.js';

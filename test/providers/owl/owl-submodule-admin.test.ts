@@ -3,7 +3,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { reconcile } from '../../../src/commands/reconcile.js';
+import { reconcile } from '../../../src/reconcile/reconcile.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { PROVIDERS } from '../../../src/providers/registry.js';
 import { put } from '../../helpers/fs-fixtures.js';
