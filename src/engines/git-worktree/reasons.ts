@@ -2,7 +2,7 @@ import type { ReasonTable } from '../../core/reasons.js';
 
 /** What the git worktree engine finds in a worktree, for every provider that judges worktrees with it. */
 export const WORKTREE_REASONS = {
-  'git-locked': ['kept', 'refused'],
+  'git-locked': ['refused'],
   'uncommitted-changes': ['unfinished'],
   'unique-commits': ['unfinished'],
   'operation-in-progress': ['unfinished'],

@@ -1,16 +1,8 @@
 import type { OwnerJudgement } from '../../core/types.js';
 import { isBeyondClock } from '../../safety/clock.js';
 import type { WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
-import {
-  branchName,
-  describeChanges,
-  describeNested,
-  isClean,
-  nestedRepositories,
-  shortCommit,
-} from '../../engines/git-worktree/judging.js';
+import { checkWorktree, heldDetail } from '../../engines/git-worktree/checklist.js';
 import type { NestedScan } from '../../engines/git-worktree/nested.js';
-import { describeUnheldRefs, unheldWorktreeRefs } from '../../engines/git-worktree/worktree-refs-held.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { ReviewAfter } from './settings.js';
 import type { OwlJob } from './state.js';
@@ -108,8 +100,9 @@ function judgeActive(job: OwlJob, ctx: OwlRuleContext): OwnerJudgement {
 }
 
 /**
- * The judgement of a worktree whose job is done, cancelled or gone, on what git says of it and on
- * the nested `.git` entries its walk saw.
+ * The judgement of a worktree whose job is done, cancelled or gone: the worktree checklist
+ * (src/engines/git-worktree/checklist.ts), its own branch counting as a holder of its HEAD, since
+ * Owl keeps the branch once a job is accepted.
  */
 export function judgeRemovableWorktree(
   job: OwlJob | null,
@@ -117,80 +110,13 @@ export function judgeRemovableWorktree(
   nested: NestedScan,
 ): OwnerJudgement {
   const owner = job === null ? 'no job in owl.db matches it' : `job ${job.id} is ${job.state}`;
-  if (evidence.state === 'unlinked')
-    return { decision: 'refused', reason: evidence.problem, detail: `${owner}, but ${evidence.detail}` };
-  const { link } = evidence;
-  if (!evidence.git) {
-    return {
-      decision: 'refused',
-      reason: evidence.unreadableContent ? 'unreadable-content' : 'git-failed',
-      detail: `${owner}, but git could not examine it: ${evidence.gitError ?? 'no answer'}`,
-    };
-  }
-  const git = evidence.git;
-  if (link.lockedReason !== null) {
-    const why = link.lockedReason ? ` (${link.lockedReason})` : '';
-    return {
-      decision: 'refused',
-      reason: 'git-locked',
-      detail: `${owner}, but the worktree is git-locked${why}; git worktree remove would refuse it`,
-    };
-  }
-  if (git.operation)
-    return {
-      decision: 'unfinished',
-      reason: 'operation-in-progress',
-      detail: `${owner}, but ${git.operation}: finish or abort it first`,
-    };
-  const repositories = nested.ok ? nestedRepositories(link.path, nested.found, git.gitlinks) : null;
-  if (repositories && repositories.count > 0)
-    return {
-      decision: 'unfinished',
-      reason: 'nested-repository',
-      detail: `${owner}, but the worktree holds ${describeNested(repositories)}; its commits may be pushed nowhere`,
-    };
-  const head = `HEAD ${shortCommit(git.head.commit)} on ${branchName(git.head.branch)}`;
-  const unheld = git.head.commit !== null && git.containingRefs.length === 0;
-  const atStake = unheld ? `; ${head} is in no branch or tag${countText(git.commitsOnlyHere)}` : '';
-  if (!isClean(git.changes)) {
-    return {
-      decision: 'unfinished',
-      reason: 'uncommitted-changes',
-      detail: `${owner}, but the worktree holds ${describeChanges(git.changes)}${atStake}`,
-    };
-  }
-  if (unheld) {
-    return {
-      decision: 'unfinished',
-      reason: 'unique-commits',
-      detail: `${owner}, but ${head} is contained in no branch, remote-tracking branch or tag${countText(git.commitsOnlyHere)}`,
-    };
-  }
-  const ownRefs = unheldWorktreeRefs(git, null);
-  if (ownRefs.length > 0)
-    return { decision: 'unfinished', reason: 'unique-commits', detail: `${owner}, but ${describeUnheldRefs(ownRefs)}` };
-  if (!nested.ok)
-    return {
-      decision: 'refused',
-      reason: 'unreadable',
-      detail: `${owner}, but whether a git repository is nested inside cannot be told: ${nested.error}`,
-    };
-  if (git.submodule)
-    return {
-      decision: 'refused',
-      reason: 'has-submodule',
-      detail: `${owner}, but ${git.submodule}; git worktree remove refuses such a tree`,
-    };
+  const policy = { owner, ownBranchHolds: true } as const;
+  const failed = checkWorktree(evidence, nested, policy);
+  if (failed) return failed;
   const reason = job === null ? 'job-vanished' : job.state === 'done' ? 'job-done' : 'job-cancelled';
-  const kept = git.head.branch ? `; branch ${branchName(git.head.branch)} stays` : '';
   return {
     decision: 'delete',
     reason,
-    detail: `${owner}; the worktree is clean, nothing is in progress, and ${git.head.commit === null ? 'its branch has no commit yet' : `${head} is held by ${git.containingRefs.slice(0, 2).join(', ')}`}${kept}`,
+    detail: `${owner}; the worktree is clean, nothing is in progress, and ${heldDetail(evidence, policy)}`,
   };
-}
-
-function countText(count: number | null): string {
-  if (count === null) return '';
-  return ` (${count} commit${count === 1 ? '' : 's'} only here)`;
 }

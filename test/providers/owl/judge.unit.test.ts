@@ -131,7 +131,7 @@ describe('the Owl rule for a worktree whose job is done, cancelled or gone', () 
     const git = cleanFacts({ head: { commit: 'c'.repeat(40), branch: null }, containingRefs: [], commitsOnlyHere: 1 });
     const verdict = judgeRemovableWorktree(job({ state: 'done' }), linked(git), NOTHING_NESTED);
     expect(verdict).toMatchObject({ decision: 'unfinished', reason: 'unique-commits' });
-    expect(verdict.detail).toContain('(1 commit only here)');
+    expect(verdict.detail).toContain('(1 commit nowhere else)');
   });
 
   it('reports uncommitted changes even though the job is done', () => {

@@ -50,7 +50,7 @@ describe('owl: ADR-0015 over every job state', () => {
     expect(jobFinding).toHaveLength(1);
     expect(jobFinding[0]).toMatchObject({ path: null, verdict: 'unfinished', reason: 'active-without-daemon' });
     expect(jobFinding[0]?.detail).toContain('job 13');
-    expect(itemAt(report, owl.worktree(4)).detail).toMatch(/2 commits only here/);
+    expect(itemAt(report, owl.worktree(4)).detail).toMatch(/2 commits nowhere else/);
     expect(itemAt(report, owl.worktree(6)).detail).toContain('1 untracked file');
     expect(itemAt(report, owl.worktree(9)).detail).toContain('run');
 

@@ -46,7 +46,7 @@ git -C "${world.shop}" worktree add -q -b vk/3f2a-add-login "${VIBE_KANBAN}"`,
 }
 
 const EXPECTED: Record<string, string> = {
-  'claude-code:agent-a1b2c3d4': 'kept git-locked',
+  'claude-code:agent-a1b2c3d4': 'refused git-locked',
   'container-use:fluffy-lion': 'unfinished unique-commits',
 };
 

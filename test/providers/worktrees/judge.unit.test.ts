@@ -36,10 +36,12 @@ describe('the worktree-set rule (pure)', () => {
     expect(verdict).toEqual({ decision: 'refused', reason: 'admin-entry-missing', detail: 'no admin entry' });
   });
 
-  it('keeps a git-locked worktree, its tool still claims it, whatever else holds', () => {
+  it('refuses an idle git-locked worktree (its tool still claims it), whatever else holds; a young one is kept for its age', () => {
     const verdict = judgeSetWorktree(linked(cleanFacts(), 'agent at work'), IDLE, POLICY, NOTHING_NESTED);
-    expect(verdict).toMatchObject({ decision: 'kept', reason: 'git-locked' });
+    expect(verdict).toMatchObject({ decision: 'refused', reason: 'git-locked' });
     expect(verdict.detail).toContain('(agent at work)');
+    const young = judgeSetWorktree(linked(cleanFacts(), 'agent at work'), { ms: NOW }, POLICY, NOTHING_NESTED);
+    expect(young).toMatchObject({ decision: 'kept', reason: 'not-idle' });
   });
 
   it('keeps a worktree written within idleAfter, and one written exactly at the limit', () => {
@@ -145,6 +147,6 @@ describe('the worktree-set rule (pure)', () => {
     const git = cleanFacts({ head: { commit: null, branch: BRANCH }, containingRefs: [], commitsOnlyHere: null });
     const verdict = judgeSetWorktree(linked(git), IDLE, POLICY, NOTHING_NESTED);
     expect(verdict).toMatchObject({ decision: 'delete', reason: 'idle-clean' });
-    expect(verdict.detail).toContain('the branch has no commit yet');
+    expect(verdict.detail).toContain('its branch has no commit yet');
   });
 });

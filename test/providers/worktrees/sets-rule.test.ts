@@ -43,7 +43,7 @@ describe('worktrees: configured sets of agent worktrees', () => {
     expect(verdict('recent')).toBe('kept not-idle');
     expect(verdict('admin-recent')).toBe('kept not-idle');
     expect(verdict('in-use')).toBe('refused in-use');
-    expect(verdict('agent-subagent')).toBe('kept git-locked');
+    expect(verdict('agent-subagent')).toBe('refused git-locked');
     expect(itemAt(report, w.at('agent-subagent')).detail).toContain('claude agent agent-subagent');
     expect(verdict('owner-unmounted')).toBe('refused owner-unavailable');
     expect(report.items.some((item) => item.path === path.join(w.workspace, 'a-clone'))).toBe(false);
