@@ -64,7 +64,9 @@ function tmpBases(user: ClaudeUser, ctx: Pick<GatherContext, 'config' | 'env'>):
  * The config folders whose registries may name a session of this uid: `~/.claude` of each of its
  * homes, `$CLAUDE_CONFIG_DIR` for the current user's own home, and the uid's home in /etc/passwd
  * (a `claude-<uid>` is shared by every Claude Code the uid runs, whatever home it runs with: a
- * registry the pass was not told of can only keep more).
+ * registry the pass was not told of can only keep more). A passwd home that is a link to nothing
+ * (a disk not mounted here) is read from `/` as the uid's, so that it is unknown, not absent. The
+ * `CLAUDE_CONFIG_DIR` of each running Claude Code is added from /proc (evidence.ts).
  */
 export function configDirs(user: ClaudeUser, env: Env): ConfigDir[] {
   const dirs: ConfigDir[] = [];
@@ -77,10 +79,11 @@ export function configDirs(user: ClaudeUser, env: Env): ConfigDir[] {
   const listed = passwdHome(user.uid);
   if (listed && path.isAbsolute(listed) && !user.homes.includes(path.resolve(listed))) {
     const home = path.resolve(listed);
-    if (homeOwner(home)?.uid === user.uid) dirs.push({ dir: path.join(home, '.claude'), basis: { home } });
+    const owner = homeOwner(home);
+    if (owner?.uid === user.uid) dirs.push({ dir: path.join(home, '.claude'), basis: { home } });
+    else if (owner === null) dirs.push({ dir: path.join(home, '.claude'), basis: { outside: { uid: user.uid } } });
   }
-  const seen = new Set<string>();
-  return dirs.filter((each) => !seen.has(each.dir) && seen.add(each.dir));
+  return dirs;
 }
 
 /**
