@@ -3,6 +3,8 @@ import { copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:f
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemAt } from '../../helpers/pass.js';
+import { waitFor } from '../../helpers/processes.js';
+import { stateOf } from '../../support/real-clis/run.js';
 import { claudeWorld, slugOf } from './fixtures.js';
 import { living } from './processes.js';
 
@@ -96,7 +98,7 @@ describe('claude-code: every registry, and the projects of running Claude Code (
     expect(w.changes(before)).toEqual({ removed: [], changed: [], added: [] });
   });
 
-  it('keeps every session folder of the project a running Claude Code works in, by each spelling of its working directory, record or not', async () => {
+  it('keeps every session folder of the project a running (even stopped) Claude Code works in, by each spelling of its working directory, record or not', async () => {
     const w = claudeWorld();
     // The projects are reached through a link, as a home on a data disk is: /proc shows the
     // canonical path, the shell's PWD the linked one.
@@ -114,6 +116,9 @@ describe('claude-code: every registry, and the projects of running Claude Code (
       cwd: path.join(linked, 'shop'),
       env: { PWD: path.join(linked, 'shop') },
     });
+    // Stopped (Ctrl-Z) is alive (rule 26).
+    process.kill(claude.pid, 'SIGSTOP');
+    await waitFor(() => stateOf(claude.pid) === 'T');
     // A Claude Code working elsewhere whose PWD names another folder: that spelling is not its working directory.
     await living('sleep', ['600'], {
       cwd: path.join(real, 'cart'),
