@@ -1,19 +1,30 @@
+import path from 'node:path';
 import { errorMessage } from '../../core/errors.js';
+import { canonicalIfSame, canonicalOf, placeInOurView, processPathIs } from '../../safety/identity/spellings.js';
+import { isInside } from '../../safety/inside.js';
 import { describeProcesses } from '../../safety/processes/describe-processes.js';
 import { ownPidDomain, processStart } from '../../safety/processes/process-start.js';
 import type { ProcessRecord, ProcessTable } from '../../safety/processes/processes.js';
-import type { Carrier, ClaudeEvidence, JudgedRecord, JudgedShell, Life, Unseen } from './judge.js';
-import { PARENT_VARIABLE, SESSION_VARIABLE, sessionFolderOf, slugOf } from './layout.js';
+import type { Carrier, ClaudeEvidence, JudgedRecord, JudgedShell, Life, RunningClaude, Unseen } from './judge.js';
+import {
+  CONFIG_DIR_VARIABLE,
+  isClaudeCodeProcess,
+  PARENT_VARIABLE,
+  PWD_VARIABLE,
+  SESSION_VARIABLE,
+  sessionFolderOf,
+  slugOf,
+} from './layout.js';
 import { configDirs, type ClaudeUser, type TaskRoot } from './locations.js';
-import { readClaudeState, type AdoptedShell, type SessionRecord } from './registry.js';
+import { readClaudeState, type AdoptedShell, type ConfigDir, type SessionRecord } from './registry.js';
 
 /** The pass's one look at the processes, as it bears on the roots (or why there could be none). */
-export type Traces = { records: ProcessRecord[] } | { error: string };
+export type Traces = { records: ProcessRecord[]; procRoot: string } | { error: string };
 
 /** The processes of one look at /proc, or why none can be seen. */
 export function tracesOf(table: ProcessTable): Traces {
   if (!table.visible) return { error: `the processes cannot be seen: ${table.why ?? 'an unknown reason'}` };
-  return { records: [...table.records.values()] };
+  return { records: [...table.records.values()], procRoot: table.procRoot };
 }
 
 /** The pid domain of this pass, or why it is unknown (then no record can be matched to a process here). */
@@ -26,9 +37,11 @@ export function pidDomain(procRoot = '/proc'): string | Error {
 }
 
 /**
- * What the rule reads of one uid: its registries and adopted shells (each record and shell matched
- * to /proc), the processes that carry a session id, and the processes of the uid whose
- * environment cannot be read.
+ * What the rule reads of one uid: its registries (every config folder of its homes, and every
+ * `CLAUDE_CONFIG_DIR` a running Claude Code of the uid carries) and adopted shells, each record
+ * and shell matched to /proc; the running Claude Code processes and the projects they work in;
+ * the processes that carry a session id; and the processes of the uid whose environment cannot be
+ * read.
  */
 export async function gatherEvidence(
   user: ClaudeUser,
@@ -36,16 +49,20 @@ export async function gatherEvidence(
   traces: Traces,
   domain: string | Error,
   env: NodeJS.ProcessEnv,
-  procRoot = '/proc',
 ): Promise<ClaudeEvidence> {
-  const state = await readClaudeState(configDirs(user, env));
+  const procRoot = 'error' in traces ? '/proc' : traces.procRoot;
+  const claudes =
+    'error' in traces ? [] : traces.records.filter((trace) => trace.uid === user.uid && isClaudeCodeProcess(trace));
+  const named = processConfigDirs(user, claudes, procRoot);
+  const state = await readClaudeState(distinct([...configDirs(user, env), ...named.dirs]));
   const names = roots.map((root) => [root.path, root.canonical]);
   const folderOf = (file: string) => names.map((each) => sessionFolderOf(file, each)).find((each) => each) ?? null;
   return {
-    problems: state.problems,
+    problems: [...named.problems, ...state.problems],
     records: state.records.map((record) => judgedRecord(record, domain, procRoot)),
     shells: state.shells.map((shell) => judgedShell(shell, folderOf(shell.outputPath), procRoot)),
     carriers: 'error' in traces ? [] : carriersOf(traces.records, procRoot),
+    running: runningClaudes(claudes, procRoot),
     unseen:
       'error' in traces
         ? [{ who: 'any process', why: traces.error }]
@@ -63,6 +80,83 @@ export async function gatherEvidence(
 }
 
 /**
+ * The config folder each running Claude Code of the uid names in its `CLAUDE_CONFIG_DIR` (a work
+ * profile such as `~/.claude-work`), resolved as that process sees it and found by identity in this
+ * pass's view (rule 25). One that cannot be found here, or a Claude Code whose environment cannot be
+ * read, is a registry that cannot be read (rule 27): nothing of the uid is then proven dead.
+ */
+function processConfigDirs(
+  user: ClaudeUser,
+  claudes: readonly ProcessRecord[],
+  procRoot: string,
+): { dirs: ConfigDir[]; problems: string[] } {
+  const dirs: ConfigDir[] = [];
+  const problems: string[] = [];
+  for (const claude of claudes) {
+    if (claude.vars === null) {
+      problems.push(
+        `where Claude Code process ${claude.pid} keeps its registry (${CONFIG_DIR_VARIABLE}) is unknown: ${claude.environError ?? 'its environment cannot be read'}`,
+      );
+      continue;
+    }
+    const named = claude.vars[CONFIG_DIR_VARIABLE];
+    if (!named) continue;
+    const placed = placeInOurView(procRoot, claude.pid, named, claude.cwd);
+    if (placed.state === 'unknown')
+      problems.push(
+        `the registry of Claude Code process ${claude.pid} (${CONFIG_DIR_VARIABLE}=${named}) cannot be read: ${placed.why}`,
+      );
+    else if (placed.state === 'found') {
+      const home = user.homes.find((each) => isInside(each, placed.path));
+      dirs.push({ dir: placed.path, basis: home === undefined ? { outside: { uid: user.uid } } : { home } });
+    }
+  }
+  return { dirs, problems };
+}
+
+/** Config folders named twice (`$CLAUDE_CONFIG_DIR` of the pass and of a process, two spellings) are read once. */
+function distinct(dirs: readonly ConfigDir[]): ConfigDir[] {
+  const seen = new Set<string>();
+  return dirs.filter((each) => {
+    const key = canonicalOf(each.dir);
+    const name = key.state === 'found' ? key.path : path.resolve(each.dir);
+    return !seen.has(name) && Boolean(seen.add(name));
+  });
+}
+
+/**
+ * The running Claude Code processes, each with the slug of every spelling of its working
+ * directory (rule 25): the path /proc shows, its `PWD` unless that is another folder (the shell's
+ * spelling through a link), and its canonical path in this view.
+ */
+function runningClaudes(claudes: readonly ProcessRecord[], procRoot: string): RunningClaude[] {
+  const described = new Map(
+    describeProcesses(
+      procRoot,
+      claudes.map((claude) => claude.pid),
+    ).map((each) => [each.pid, `${each.pid} (${each.command}${each.user === null ? '' : `, run by ${each.user}`})`]),
+  );
+  return claudes.map((claude) => {
+    const spellings = [claude.cwd];
+    const [dev, ino] = claude.identities;
+    const pwd = claude.vars?.[PWD_VARIABLE];
+    if (dev !== undefined && ino !== undefined) {
+      const identity = { dev, ino };
+      if (pwd && path.isAbsolute(pwd) && processPathIs(procRoot, claude.pid, pwd, identity) !== false)
+        spellings.push(pwd);
+      const canonical = canonicalIfSame(claude.cwd, identity);
+      if (canonical) spellings.push(canonical);
+    } else if (pwd && path.isAbsolute(pwd)) spellings.push(pwd);
+    return {
+      pid: claude.pid,
+      named: described.get(claude.pid) ?? String(claude.pid),
+      cwd: claude.cwd,
+      slugs: [...new Set(spellings.map(slugOf))],
+    };
+  });
+}
+
+/**
  * A record counts as live only when its pid runs with the recorded start, in this machine's and
  * this PID namespace's pid domain. A record of another domain (a container, another machine on a
  * shared home), or one without a domain whose pid does not run as recorded here, cannot be told.
@@ -73,27 +167,36 @@ function judgedRecord(record: SessionRecord, domain: string | Error, procRoot: s
     pid: record.pid,
     sessionId: record.sessionId,
     cwd: record.cwd,
-    slug: slugOf(record.cwd),
+    slugs: [slugOf(record.cwd)],
   };
   if (domain instanceof Error)
-    return { ...base, life: unknown(`this pass's pid domain is unknown: ${domain.message}`) };
+    return { ...spelled(base), life: unknown(`this pass's pid domain is unknown: ${domain.message}`) };
   const life = lifeOf(record.pid, record.procStart, procRoot);
+  if (life.state === 'dead' && record.pidDomain === domain) return { ...base, life };
+  return { ...spelled(base), life: judgedLife(record, life, domain) };
+}
+
+/**
+ * A record with the slug of each spelling of its cwd: the text, and its canonical path where it
+ * resolves; where it cannot be resolved it may be any project (rule 25).
+ */
+function spelled<T extends Pick<JudgedRecord, 'cwd' | 'slugs'>>(record: T): T & { cwdUnknown?: string } {
+  const canonical = canonicalOf(record.cwd);
+  if (canonical.state === 'unknown') return { ...record, cwdUnknown: canonical.why };
+  if (canonical.state === 'missing') return record;
+  return { ...record, slugs: [...new Set([...record.slugs, slugOf(canonical.path)])] };
+}
+
+function judgedLife(record: SessionRecord, life: Life, domain: string): Life {
   if (record.pidDomain === undefined)
-    return {
-      ...base,
-      life:
-        life.state === 'live'
-          ? life
-          : unknown(`the record names no pidDomain, so pid ${record.pid} may be another machine's or container's`),
-    };
+    return life.state === 'live'
+      ? life
+      : unknown(`the record names no pidDomain, so pid ${record.pid} may be another machine's or container's`);
   if (record.pidDomain !== domain)
-    return {
-      ...base,
-      life: unknown(
-        `it was written in pid domain ${record.pidDomain}, and this pass runs in ${domain} (a container, or another machine sharing the home)`,
-      ),
-    };
-  return { ...base, life };
+    return unknown(
+      `it was written in pid domain ${record.pidDomain}, and this pass runs in ${domain} (a container, or another machine sharing the home)`,
+    );
+  return life;
 }
 
 function judgedShell(shell: AdoptedShell, folder: string | null, procRoot: string): JudgedShell {

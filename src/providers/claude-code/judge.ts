@@ -4,14 +4,27 @@ import { PARENT_VARIABLE, SESSION_VARIABLE, type SessionFolder } from './layout.
 /** What /proc says of a recorded process: running as recorded, gone (or another process now), or not to be told. */
 export type Life = { state: 'live' } | { state: 'dead'; why: string } | { state: 'unknown'; why: string };
 
-/** A registry record (`sessions/<pid>.json`), with the slug of its cwd and whether its process runs. */
+/** A registry record (`sessions/<pid>.json`), with the slugs of its cwd and whether its process runs. */
 export interface JudgedRecord {
   file: string;
   pid: number;
   sessionId: string;
   cwd: string;
-  slug: string;
+  /** The slug of each spelling of its cwd (the text, its canonical path): any of them is its project (rule 25). */
+  slugs: string[];
+  /** Why its cwd cannot be resolved: it may then be any project, and names every slug. */
+  cwdUnknown?: string;
   life: Life;
+}
+
+/** A running Claude Code process of the uid (rule 27), with the slug of each spelling of its working directory. */
+export interface RunningClaude {
+  pid: number;
+  /** `4242 (claude -p …, run by ana)`. */
+  named: string;
+  /** Its working directory as /proc shows it. */
+  cwd: string;
+  slugs: string[];
 }
 
 /** An adopted shell (`jobs/*\/adopt.json`), with the session folder its output is in, if any. */
@@ -57,6 +70,8 @@ export interface ClaudeEvidence {
   records: JudgedRecord[];
   shells: JudgedShell[];
   carriers: Carrier[];
+  /** Claude Code processes of the uid: each keeps every session folder of its project, record or not. */
+  running: RunningClaude[];
   unseen: Unseen[];
 }
 
@@ -96,20 +111,13 @@ export function judgeSessionFolder(folder: SessionFolder, evidence: ClaudeEviden
   const failed = unreadable(evidence);
   if (failed) return failed;
   const { sid, slug } = folder;
-  const names = (record: JudgedRecord) => (sid !== null && record.sessionId === sid) || record.slug === slug;
+  const names = (record: JudgedRecord) => (sid !== null && record.sessionId === sid) || inProject(record, slug);
   const live = evidence.records.find((record) => record.life.state === 'live' && names(record));
   if (live)
     return {
       decision: 'kept',
       reason: 'session-live',
-      detail: `Claude Code is running ${sid !== null && live.sessionId === sid ? `session ${sid}` : `in its project (${live.cwd})`}: ${describeRecord(live)}`,
-    };
-  const unknown = evidence.records.find((record) => record.life.state === 'unknown' && names(record));
-  if (unknown?.life.state === 'unknown')
-    return {
-      decision: 'refused',
-      reason: 'liveness-unknown',
-      detail: `whether the Claude Code of ${describeRecord(unknown)} runs cannot be told: ${unknown.life.why}`,
+      detail: `Claude Code is running ${sid !== null && live.sessionId === sid ? `session ${sid}` : `in its project (${projectOf(live)})`}: ${describeRecord(live)}`,
     };
   const shell = evidence.shells.find((each) => each.life.state !== 'dead' && each.folder === folder.path);
   if (shell)
@@ -122,6 +130,15 @@ export function judgeSessionFolder(folder: SessionFolder, evidence: ClaudeEviden
     const carried = judgeCarriers(sid, evidence);
     if (carried) return carried;
   }
+  const unsure = runningOrUnknown(slug, evidence, names);
+  if (unsure) return unsure;
+  const unseen = evidence.unseen[0];
+  if (sid !== null && unseen)
+    return {
+      decision: 'refused',
+      reason: 'liveness-unknown',
+      detail: `whether ${unseen.who} carries ${SESSION_VARIABLE}=${sid} is unknown: ${unseen.why}`,
+    };
   return {
     decision: 'delete',
     reason: 'session-ended',
@@ -136,24 +153,20 @@ export function judgeSessionFolder(folder: SessionFolder, evidence: ClaudeEviden
 export function judgeEmptySlugFolder(slug: string, evidence: ClaudeEvidence): OwnerJudgement {
   const failed = unreadable(evidence);
   if (failed) return failed;
-  const live = evidence.records.find((record) => record.life.state === 'live' && record.slug === slug);
+  const names = (record: JudgedRecord) => inProject(record, slug);
+  const live = evidence.records.find((record) => record.life.state === 'live' && names(record));
   if (live)
     return {
       decision: 'kept',
       reason: 'session-live',
-      detail: `Claude Code is running in its project: ${describeRecord(live)}`,
+      detail: `Claude Code is running in its project (${projectOf(live)}): ${describeRecord(live)}`,
     };
-  const unknown = evidence.records.find((record) => record.life.state === 'unknown' && record.slug === slug);
-  if (unknown?.life.state === 'unknown')
-    return {
-      decision: 'refused',
-      reason: 'liveness-unknown',
-      detail: `whether the Claude Code of ${describeRecord(unknown)} runs cannot be told: ${unknown.life.why}`,
-    };
+  const unsure = runningOrUnknown(slug, evidence, names);
+  if (unsure) return unsure;
   return {
     decision: 'delete',
     reason: 'project-folder-empty',
-    detail: `an empty project folder of Claude Code's task output, and no running Claude Code has its project${staleNote(evidence, (record) => record.slug === slug)}`,
+    detail: `an empty project folder of Claude Code's task output, and no running Claude Code has its project${staleNote(evidence, names)}`,
   };
 }
 
@@ -188,6 +201,42 @@ function unreadable(evidence: ClaudeEvidence): OwnerJudgement | null {
   };
 }
 
+/**
+ * A running Claude Code whose working directory is the project keeps it, whatever the registries
+ * say (rule 27); else a record whose process cannot be told alive or dead refuses it.
+ */
+function runningOrUnknown(
+  slug: string,
+  evidence: ClaudeEvidence,
+  names: (record: JudgedRecord) => boolean,
+): OwnerJudgement | null {
+  const running = evidence.running.find((each) => each.slugs.includes(slug));
+  if (running)
+    return {
+      decision: 'kept',
+      reason: 'session-live',
+      detail: `Claude Code is running in its project: process ${running.named} has its working directory in ${running.cwd}${running.slugs.length > 1 ? ` (the project ${slug} is one spelling of it)` : ''}, whatever the registries say`,
+    };
+  const unknown = evidence.records.find((record) => record.life.state === 'unknown' && names(record));
+  if (unknown?.life.state === 'unknown')
+    return {
+      decision: 'refused',
+      reason: 'liveness-unknown',
+      detail: `whether the Claude Code of ${describeRecord(unknown)} runs cannot be told: ${unknown.life.why}`,
+    };
+  return null;
+}
+
+/** Whether a record's working directory is the project of `slug`, by any spelling of it (rule 25). */
+const inProject = (record: JudgedRecord, slug: string): boolean =>
+  record.cwdUnknown !== undefined || record.slugs.includes(slug);
+
+/** The project a record names, and why it names every project where its cwd cannot be resolved. */
+const projectOf = (record: JudgedRecord): string =>
+  record.cwdUnknown === undefined
+    ? record.cwd
+    : `${record.cwd}, which cannot be resolved, so it may be any project: ${record.cwdUnknown}`;
+
 /** A process carrying the session's id keeps it: while its Claude Code runs, or (refused in-use) once it has outlived it. */
 function judgeCarriers(sid: string, evidence: ClaudeEvidence): OwnerJudgement | null {
   const carriers = evidence.carriers.filter((carrier) => carrier.sessionId === sid);
@@ -211,24 +260,17 @@ function judgeCarriers(sid: string, evidence: ClaudeEvidence): OwnerJudgement | 
       detail: `process ${orphan.named}${others} carries ${SESSION_VARIABLE}=${sid}, but ${parent}: a background shell that outlived its session and may still write here; stopping process ${orphan.pid} frees the space`,
     };
   }
-  const unseen = evidence.unseen[0];
-  if (unseen)
-    return {
-      decision: 'refused',
-      reason: 'liveness-unknown',
-      detail: `whether ${unseen.who} carries ${SESSION_VARIABLE}=${sid} is unknown: ${unseen.why}`,
-    };
   return null;
 }
 
 function endedDetail(folder: SessionFolder, evidence: ClaudeEvidence): string {
   const what = folder.sid === null ? 'the tasks of an older Claude Code' : `session ${folder.sid}`;
   const checks = [
-    `no running Claude Code has ${folder.sid === null ? 'its project' : 'it or its project'} (${folder.slug})`,
+    `no running Claude Code has ${folder.sid === null ? 'its project' : 'it or its project'} (${folder.slug}), by its record or its working directory`,
     'no adopted shell writes in it',
     ...(folder.sid === null ? [] : [`no process carries its ${SESSION_VARIABLE}`]),
   ];
-  const stale = staleNote(evidence, (record) => record.sessionId === folder.sid || record.slug === folder.slug);
+  const stale = staleNote(evidence, (record) => record.sessionId === folder.sid || inProject(record, folder.slug));
   return `${what} has ended: ${checks.join(', ')}${stale}`;
 }
 

@@ -11,9 +11,44 @@ export const PARENT_VARIABLE = 'CLAUDE_PID';
 /** Set in every process Claude Code starts, and in Claude Code itself. */
 const CLAUDE_MARK_VARIABLE = 'CLAUDECODE';
 /** Where a Claude Code keeps its config folder (sessions, jobs) when not `~/.claude`. */
-const CONFIG_DIR_VARIABLE = 'CLAUDE_CONFIG_DIR';
+export const CONFIG_DIR_VARIABLE = 'CLAUDE_CONFIG_DIR';
+/** The working directory as the shell spelled it (through links): a spelling of it Claude Code may slug. */
+export const PWD_VARIABLE = 'PWD';
 /** The variables of its tool the one look at /proc keeps for this provider. */
-export const PROCESS_VARIABLES = [SESSION_VARIABLE, PARENT_VARIABLE, CLAUDE_MARK_VARIABLE, CONFIG_DIR_VARIABLE];
+export const PROCESS_VARIABLES = [
+  SESSION_VARIABLE,
+  PARENT_VARIABLE,
+  CLAUDE_MARK_VARIABLE,
+  CONFIG_DIR_VARIABLE,
+  PWD_VARIABLE,
+];
+
+/** What the one look at /proc says a process runs. */
+interface ProcessIdentity {
+  exe: string | null;
+  argv: readonly string[] | null;
+  vars: Readonly<Record<string, string>> | null;
+}
+
+/** The native installer's binaries: `~/.local/share/claude/versions/2.1.332`. */
+const INSTALLED = /(^|\/)claude\/versions\/[^/]+$/;
+/** The npm package run by Node: `node …/@anthropic-ai/claude-code/cli.js`. */
+const NPM_ENTRY = /(^|\/)@anthropic-ai\/claude-code\/cli\.m?js$/;
+
+/**
+ * A running Claude Code: its executable or `argv[0]` is Claude Code's (the native `claude`, an
+ * installer's `claude/versions/<version>`, the npm package's `cli.js` under Node), or it carries
+ * `CLAUDECODE=1` (Claude Code itself and everything it starts). Taking another program for it only
+ * keeps more.
+ */
+export function isClaudeCodeProcess(process: ProcessIdentity): boolean {
+  if (process.vars?.[CLAUDE_MARK_VARIABLE] === '1') return true;
+  const [first, second] = process.argv ?? [];
+  return (
+    [process.exe, first].some((each) => each && (path.basename(each) === 'claude' || INSTALLED.test(each))) ||
+    [first, second].some((each) => each && NPM_ENTRY.test(each))
+  );
+}
 
 /** Claude Code cuts a slug at this length and appends a hash of the whole path. */
 const SLUG_MAX = 200;

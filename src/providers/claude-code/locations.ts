@@ -64,7 +64,9 @@ function tmpBases(user: ClaudeUser, ctx: Pick<GatherContext, 'config' | 'env'>):
  * The config folders whose registries may name a session of this uid: `~/.claude` of each of its
  * homes, `$CLAUDE_CONFIG_DIR` for the current user's own home, and the uid's home in /etc/passwd
  * (a `claude-<uid>` is shared by every Claude Code the uid runs, whatever home it runs with: a
- * registry the pass was not told of can only keep more).
+ * registry the pass was not told of can only keep more). A passwd home that is a link to nothing
+ * (a disk not mounted here) is read from `/` as the uid's, so that it is unknown, not absent. The
+ * `CLAUDE_CONFIG_DIR` of each running Claude Code is added from /proc (evidence.ts).
  */
 export function configDirs(user: ClaudeUser, env: Env): ConfigDir[] {
   const dirs: ConfigDir[] = [];
@@ -77,24 +79,33 @@ export function configDirs(user: ClaudeUser, env: Env): ConfigDir[] {
   const listed = passwdHome(user.uid);
   if (listed && path.isAbsolute(listed) && !user.homes.includes(path.resolve(listed))) {
     const home = path.resolve(listed);
-    if (homeOwner(home)?.uid === user.uid) dirs.push({ dir: path.join(home, '.claude'), basis: { home } });
+    const owner = homeOwner(home);
+    if (owner?.uid === user.uid) dirs.push({ dir: path.join(home, '.claude'), basis: { home } });
+    else if (owner === null) dirs.push({ dir: path.join(home, '.claude'), basis: { outside: { uid: user.uid } } });
   }
-  const seen = new Set<string>();
-  return dirs.filter((each) => !seen.has(each.dir) && seen.add(each.dir));
+  return dirs;
+}
+
+/** A `claude-<uid>` that is not its uid's (rule 20), or a link to it another user made in `/tmp` (rule 28). */
+export interface ForeignRoot {
+  path: string;
+  detail: string;
 }
 
 /**
  * Every root of task output of the pass's uids, each reached only through links its uid's and
- * owned by the uid its name carries (rule 20): a `claude-<uid>` of another uid, or a link to
- * another user's folder, is refused (its status says why) and nothing in it is read. The shared
- * `/tmp/claude` of the oldest versions is its owner's, when that owner is a uid of the pass.
+ * owned by the uid its name carries (rules 20 and 28): a `claude-<uid>` of another uid, a link to
+ * another user's folder, or a link another user made, is refused (its status says why, and it is
+ * `foreign`) and nothing in it is read. The shared `/tmp/claude` of the oldest versions is its
+ * owner's, when that owner is a uid of the pass.
  */
 export function locateRoots(
   users: readonly ClaudeUser[],
   ctx: Pick<GatherContext, 'config' | 'env'>,
-): { roots: TaskRoot[]; statuses: RootStatus[] } {
+): { roots: TaskRoot[]; statuses: RootStatus[]; foreign: ForeignRoot[] } {
   const roots: TaskRoot[] = [];
   const statuses: RootStatus[] = [];
+  const foreign: ForeignRoot[] = [];
   const refuse = (root: string, error: string) => statuses.push({ provider: 'claude-code', root, ok: false, error });
   const legacyBases = new Set<string>();
   for (const user of users) {
@@ -105,11 +116,14 @@ export function locateRoots(
       if (located.state === 'absent') continue;
       if (located.state !== 'found') {
         refuse(named, located.detail);
+        if (located.state === 'refused') foreign.push({ path: named, detail: located.detail });
         continue;
       }
       const proven = provenRoot(named, user.uid);
-      if ('error' in proven) refuse(named, proven.error);
-      else roots.push({ path: named, canonical: proven.canonical, owner: proven.owner, user, legacy: false });
+      if ('error' in proven) {
+        refuse(named, proven.error);
+        if (proven.foreign) foreign.push({ path: named, detail: proven.error });
+      } else roots.push({ path: named, canonical: proven.canonical, owner: proven.owner, user, legacy: false });
     }
   }
   for (const base of legacyBases) {
@@ -124,11 +138,18 @@ export function locateRoots(
       roots.push({ path: named, canonical: proven.canonical, owner: proven.owner, user, legacy: true });
   }
   const seen = new Set<string>();
-  return { roots: roots.filter((root) => !seen.has(root.canonical) && seen.add(root.canonical)), statuses };
+  return {
+    roots: roots.filter((root) => !seen.has(root.canonical) && seen.add(root.canonical)),
+    statuses,
+    foreign,
+  };
 }
 
 /** The root's folder itself must be its uid's (Claude Code makes it so, mode 0700); root's is not enough. */
-function provenRoot(named: string, uid: number): { canonical: string; owner: Owner } | { error: string } {
+function provenRoot(
+  named: string,
+  uid: number,
+): { canonical: string; owner: Owner } | { error: string; foreign?: true } {
   let canonical: string;
   try {
     canonical = realpathSync(named);
@@ -139,6 +160,7 @@ function provenRoot(named: string, uid: number): { canonical: string; owner: Own
   if (!stats?.isDirectory()) return { error: `${named} is no folder` };
   if (stats.uid !== uid)
     return {
+      foreign: true,
       error: `${named} belongs to ${whose(stats.uid)}, not to ${whose(uid)}, the user its name carries: nothing in it is read`,
     };
   return { canonical, owner: { uid: stats.uid, gid: stats.gid } };

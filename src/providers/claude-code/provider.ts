@@ -10,7 +10,7 @@ import {
   withProblems,
   type ClaudeEvidence,
 } from './judge.js';
-import { claudeUsers, locateRoots, type TaskRoot } from './locations.js';
+import { claudeUsers, locateRoots, type ForeignRoot, type TaskRoot } from './locations.js';
 import { deletedButOpen } from './open-deleted.js';
 import { sessionRemoval, type Target } from './removal.js';
 import { isEmpty, listRoot, type SlugListing } from './scan.js';
@@ -23,8 +23,8 @@ export const claudeCodeGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
   },
   async gather(ctx: GatherContext): Promise<Gathering> {
     const users = claudeUsers(ctx.homes);
-    const { roots, statuses } = locateRoots(users, ctx);
-    const out: Gathering = { roots: [...statuses], candidates: [] };
+    const { roots, statuses, foreign } = locateRoots(users, ctx);
+    const out: Gathering = { roots: [...statuses], candidates: foreign.map(foreignRoot) };
     const traces: Traces = tracesOf(ctx.processes);
     const domain = pidDomain();
     for (const user of users) {
@@ -128,6 +128,25 @@ async function goesWhole(
 function heldInside(slug: SlugListing, ctx: GatherContext): boolean {
   const holders = ctx.holdersOf(slug.path);
   return holders === null || holders.length > 0;
+}
+
+/**
+ * A `claude-<uid>` that is not its uid's, or a link to it another user made (rules 20 and 28): the
+ * location itself is refused, as an item without a path so that nothing under it is looked at,
+ * not even by the safety engine's walk.
+ */
+function foreignRoot(root: ForeignRoot): Candidate {
+  return {
+    provider: 'claude-code',
+    kind: 'task-output',
+    path: null,
+    root: null,
+    judgement: {
+      decision: 'refused',
+      reason: 'foreign-owner',
+      detail: `${root.path} is not read as its uid's task output, and nothing under it is touched: ${root.detail}`,
+    },
+  };
 }
 
 function quarantineCandidate(leftover: string, root: TaskRoot): Candidate {

@@ -73,12 +73,19 @@ const adoptSchema = z.looseObject({
 /**
  * The registry records (`sessions/<pid>.json`) and adopted shells (`jobs/*\/adopt.json`) of every
  * config folder given, each folder and file reached only through links its owner's (rule 20). A
- * folder that is not there says nothing; one that cannot be read, or a file of an unknown shape,
- * is a problem (the uid's items then fail closed).
+ * folder that is not there says nothing; one that cannot be reached (a link to a disk not mounted
+ * here, a folder the pass may not list, another user's) is unknown, never empty: a problem, as is
+ * a file of an unknown shape (the uid's items then fail closed, rule 27).
  */
 export async function readClaudeState(dirs: readonly ConfigDir[]): Promise<ClaudeState> {
   const state: ClaudeState = { records: [], shells: [], problems: [] };
   for (const { dir, basis } of dirs) {
+    const located = locate(dir, basis);
+    if (located.state === 'absent') continue;
+    if (located.state !== 'found') {
+      state.problems.push(`the registry ${path.join(dir, 'sessions')} cannot be read: ${located.detail}`);
+      continue;
+    }
     const sessions = await entriesOf(
       path.join(dir, 'sessions'),
       basis,
@@ -139,7 +146,7 @@ async function entriesOf(
   const located = locate(dir, basis);
   if (located.state === 'absent') return [];
   if (located.state !== 'found') {
-    state.problems.push(located.detail);
+    state.problems.push(`${dir} cannot be read: ${located.detail}`);
     return [];
   }
   try {

@@ -11,13 +11,13 @@ import { isSessionName, isSlugName, sessionFolderOf, slugOf } from '../../../src
 const ROOT = '/tmp/claude-1000';
 const SID = '0b4d6e58-8f2a-4c1e-9d3b-7a6f5e4d3c2b';
 const folder = { path: `${ROOT}/-work-shop/${SID}`, slug: '-work-shop', sid: SID };
-const none: ClaudeEvidence = { problems: [], records: [], shells: [], carriers: [], unseen: [] };
+const none: ClaudeEvidence = { problems: [], records: [], shells: [], carriers: [], running: [], unseen: [] };
 const record = (fields: Partial<JudgedRecord>): JudgedRecord => ({
   file: '/home/ana/.claude/sessions/42.json',
   pid: 42,
   sessionId: 'another',
   cwd: '/elsewhere',
-  slug: '-elsewhere',
+  slugs: ['-elsewhere'],
   life: { state: 'live' },
   ...fields,
 });
@@ -51,22 +51,53 @@ describe('the claude-code judge', () => {
 
   it('keeps by session id and by the slug of the cwd; refuses what a record of unknown life names', () => {
     expect(judgeSessionFolder(folder, { ...none, records: [record({ sessionId: SID })] }).reason).toBe('session-live');
-    expect(judgeSessionFolder(folder, { ...none, records: [record({ slug: '-work-shop' })] }).reason).toBe(
+    expect(judgeSessionFolder(folder, { ...none, records: [record({ slugs: ['-work-shop'] })] }).reason).toBe(
       'session-live',
     );
     expect(
       judgeSessionFolder(folder, {
         ...none,
-        records: [record({ slug: '-work-shop', life: { state: 'unknown', why: 'another pid domain' } })],
+        records: [record({ slugs: ['-work-shop'], life: { state: 'unknown', why: 'another pid domain' } })],
       }),
     ).toMatchObject({ decision: 'refused', reason: 'liveness-unknown' });
-    expect(judgeEmptySlugFolder('-work-shop', { ...none, records: [record({ slug: '-work-shop' })] }).decision).toBe(
+    expect(judgeEmptySlugFolder('-work-shop', { ...none, records: [record({ slugs: ['-work-shop'] })] }).decision).toBe(
       'kept',
     );
     expect(judgeEmptySlugFolder('-work-shop', none)).toMatchObject({
       decision: 'delete',
       reason: 'project-folder-empty',
     });
+  });
+
+  it('matches a record by any spelling of its cwd, and by every project where its cwd cannot be resolved (rule 25)', () => {
+    const linked = record({ cwd: '/home/ana/shop', slugs: ['-home-ana-shop', '-work-shop'] });
+    expect(judgeSessionFolder(folder, { ...none, records: [linked] }).reason).toBe('session-live');
+    const unresolved = record({
+      cwd: '/mnt/data/app',
+      slugs: ['-mnt-data-app'],
+      cwdUnknown: '/mnt/data is a link to nothing',
+    });
+    expect(judgeSessionFolder(folder, { ...none, records: [unresolved] })).toMatchObject({
+      decision: 'kept',
+      reason: 'session-live',
+      detail: expect.stringContaining('/mnt/data/app, which cannot be resolved, so it may be any project'),
+    });
+    expect(judgeEmptySlugFolder('-work-shop', { ...none, records: [unresolved] }).decision).toBe('kept');
+  });
+
+  it('keeps every session folder of the project a running Claude Code works in, record or not, before a record of unknown life', () => {
+    const running = { pid: 7, named: '7 (claude, run by ana)', cwd: '/work/shop', slugs: ['-work-shop'] };
+    const unknown = record({ slugs: ['-work-shop'], life: { state: 'unknown', why: 'another pid domain' } });
+    for (const each of [folder, { ...folder, sid: null }])
+      expect(judgeSessionFolder(each, { ...none, running: [running], records: [unknown] })).toMatchObject({
+        decision: 'kept',
+        reason: 'session-live',
+        detail: expect.stringContaining('process 7 (claude, run by ana) has its working directory in /work/shop'),
+      });
+    expect(judgeEmptySlugFolder('-work-shop', { ...none, running: [running] }).decision).toBe('kept');
+    expect(judgeSessionFolder(folder, { ...none, running: [{ ...running, slugs: ['-work-cart'] }] }).decision).toBe(
+      'delete',
+    );
   });
 
   it('fails closed on an unreadable source, and on a process of the uid whose environment is hidden', () => {

@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
@@ -110,5 +121,58 @@ describe.runIf(isRoot)('claude-code: whose claude-<uid> is (rule 20)', () => {
 
     expect(itemAt(report, path.dirname(folder))).toMatchObject({ verdict: 'refused', reason: 'foreign-owner' });
     expect(inventory(s.root)).toEqual(before);
+  });
+
+  it("never follows the /tmp/claude-<ana's uid> bob linked to ana's transcripts: refused foreign-owner, her transcripts byte for byte the same (rule 28)", async (ctx) => {
+    // With protected_symlinks=1 the kernel would refuse root the link itself, hiding whether the pass checks it.
+    const protectedSymlinks = readFileSync('/proc/sys/fs/protected_symlinks', 'utf8').trim();
+    if (protectedSymlinks !== '0')
+      ctx.skip(`fs.protected_symlinks is ${protectedSymlinks} here: the kernel, not the pass, would refuse the link`);
+    expect(protectedSymlinks).toBe('0');
+    const dir = tempDir('aj-claude-links-');
+    chmodSync(dir, 0o755);
+    const home = path.join(dir, 'home', ana.name);
+    const projects = path.join(home, '.claude', 'projects');
+    const sid = randomUUID();
+    // A session's transcript and its subagents' (`<slug>/<sid>/subagents/`): the layout of task output, by accident.
+    put(path.join(projects, '-home-ana-shop', `${sid}.jsonl`), '{"type":"user"}\n');
+    put(
+      path.join(projects, '-home-ana-shop', sid, 'subagents', 'agent-a0123456789abcdef.jsonl'),
+      '{"type":"assistant"}\n',
+    );
+    mkdirSync(path.join(home, '.claude', 'sessions'));
+    giveTo(home, ana);
+    backdate(home, daysAgo(3));
+    const link = `/tmp/claude-${ana.uid}`;
+    rmSync(link, { force: true });
+    // Bob makes it himself, in the real /tmp (sticky and writable by all).
+    const asBob = ['setpriv', `--reuid=${bob.uid}`, `--regid=${bob.gid}`, '--clear-groups'];
+    execFileSync(asBob[0] as string, [...asBob.slice(1), 'ln', '-s', projects, link]);
+    try {
+      expect(lstatSync(link)).toMatchObject({ uid: bob.uid });
+      expect(lstatSync('/tmp').mode & 0o1777).toBe(0o1777);
+      const before = inventory(home);
+
+      const { report, exitCode } = await pass({
+        dir,
+        only: ['claude-code'],
+        env: { HOME: '/nonexistent' },
+        config: { homes: [home], minAge: '1h' },
+      });
+
+      expect(inventory(home)).toEqual(before);
+      expect(exitCode).toBe(1);
+      const refused = report.items.filter((item) => item.reason === 'foreign-owner');
+      expect(refused).toEqual([
+        expect.objectContaining({ provider: 'claude-code', kind: 'task-output', path: null, verdict: 'refused' }),
+      ]);
+      expect(refused[0]?.detail).toContain(
+        `${link} is not read as its uid's task output, and nothing under it is touched: ${link} is a link made by uid ${bob.uid} (${bob.name}), not by uid ${ana.uid} (${ana.name})`,
+      );
+      expect(report.items.filter((item) => item.path !== null)).toEqual([]);
+      expect(report.providers).toContainEqual(expect.objectContaining({ root: link, ok: false }));
+    } finally {
+      rmSync(link, { force: true });
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   backgroundTaskScript,
   CLAUDE_CODE,
   claudeIn,
+  endOf,
   startClaudeWithBackgroundTask,
   taskOutputs,
 } from '../../support/real-clis/claude-code.js';
@@ -271,4 +272,55 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
     expect(itemAt(report, path.join(root, slugOf(cwd)))).toMatchObject({ verdict: 'deleted', reason: 'session-ended' });
     expect(taskOutputs(root)).toEqual([]);
   }, 120_000);
+
+  it('keeps its registry in CLAUDE_CONFIG_DIR=~/.claude-work: a pass not told of that profile keeps the project of its live session, then reclaims it once the session has ended', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
+    const work = path.join(sandbox.home, '.claude-work');
+    const cc = claudeIn(install.bin as string, sandbox, server.port, work);
+    const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'shop'));
+    const root = path.join(sandbox.tmp, `claude-${uid}`);
+    const project = path.join(root, slugOf(cwd));
+
+    // An earlier session of the project, ended cleanly: its record is gone, its output stays.
+    const earlier = await startClaudeWithBackgroundTask(cc, cwd, 'echo finished', root);
+    expect(existsSync(path.join(work, 'sessions', `${earlier.pid}.json`))).toBe(true);
+    expect(await endOf(earlier)).toBe(0);
+    const earlierFolder = path.dirname(path.dirname(earlier.output));
+    expect(readdirSync(path.join(work, 'sessions'))).toEqual([]);
+
+    // The live session, under the same profile: its record is in ~/.claude-work, none in ~/.claude.
+    const live = await startClaudeWithBackgroundTask(cc, cwd, 'echo started; sleep 25', root);
+    const registry = path.join(work, 'sessions', `${live.pid}.json`);
+    const record = JSON.parse(readFileSync(registry, 'utf8'));
+    expect(record).toMatchObject({ pid: live.pid, cwd, procStart: startOf(live.pid) });
+    expect(existsSync(path.join(sandbox.home, '.claude', 'sessions'))).toBe(false);
+    expect(environOf(live.pid)).toContain(`CLAUDE_CONFIG_DIR=${work}`);
+    const liveFolder = path.join(project, record.sessionId);
+    const kept = inventory(project);
+    // As the operator runs it: the user's own home, with no CLAUDE_CONFIG_DIR of its own.
+    const reconcile = () =>
+      pass({
+        dir: tempDir('aj-claude-pass-'),
+        only: ['claude-code'],
+        env: { HOME: sandbox.home, TMPDIR: sandbox.tmp, CLAUDE_CONFIG_DIR: '' },
+        config: { homes: [sandbox.home], minAge: '0s' },
+      });
+
+    const first = await reconcile();
+    expect(live.child.exitCode).toBeNull();
+    expect(itemAt(first.report, earlierFolder)).toMatchObject({ verdict: 'kept', reason: 'session-live' });
+    expect(itemAt(first.report, earlierFolder).detail).toContain(
+      `${registry} (pid ${live.pid}, session ${record.sessionId}`,
+    );
+    expect(itemAt(first.report, liveFolder).verdict).not.toMatch(/delete/);
+    expect(inventory(project)).toEqual(kept);
+
+    // The session ends (its task done, Claude Code exits and removes its record): the project goes whole.
+    expect(await endOf(live)).toBe(0);
+    expect(existsSync(registry)).toBe(false);
+    const second = await reconcile();
+    expect(itemAt(second.report, project)).toMatchObject({ verdict: 'deleted', reason: 'session-ended' });
+    expect(existsSync(project)).toBe(false);
+  }, 180_000);
 });

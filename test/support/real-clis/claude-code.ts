@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reply, Turn } from './fake-model-server.mjs';
 import type { NpmCli } from './npm-cli.js';
@@ -20,23 +20,37 @@ export const CLAUDE_CODE: NpmCli = {
 export interface ClaudeCode {
   bin: string;
   sandbox: CliSandbox;
-  /** `~/.claude`. */
+  /** `~/.claude`, or the `CLAUDE_CONFIG_DIR` it runs with. */
   config: string;
 }
 
 /**
  * Claude Code on the fake Messages API. A first start needs `hasCompletedOnboarding`; no update or
- * telemetry traffic.
+ * telemetry traffic. With `configDir` (a second profile such as `~/.claude-work`), it runs with
+ * `CLAUDE_CONFIG_DIR` set to it, where it then keeps its `.claude.json` and its registry.
  */
-export function claudeIn(bin: string, sandbox: CliSandbox, port: number): ClaudeCode {
-  writeFileSync(path.join(sandbox.home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+export function claudeIn(bin: string, sandbox: CliSandbox, port: number, configDir?: string): ClaudeCode {
+  const state = JSON.stringify({ hasCompletedOnboarding: true });
+  writeFileSync(path.join(sandbox.home, '.claude.json'), state);
+  if (configDir) {
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(path.join(configDir, '.claude.json'), state);
+  }
   Object.assign(sandbox.env, {
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
     ANTHROPIC_API_KEY: 'x',
     DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...(configDir ? { CLAUDE_CONFIG_DIR: configDir } : {}),
   });
-  return { bin, sandbox, config: path.join(sandbox.home, '.claude') };
+  return { bin, sandbox, config: configDir ?? path.join(sandbox.home, '.claude') };
+}
+
+/** The exit code of a Claude Code run once it has ended (at once when it has). */
+export function endOf(running: RunningClaude): Promise<number | null> {
+  const { child } = running;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
 /** The prompt that makes the script below start `command` as a background Bash task. */
