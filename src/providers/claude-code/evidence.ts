@@ -19,16 +19,17 @@ import { configDirs, type ClaudeUser, type TaskRoot } from './locations.js';
 import { readClaudeState, type AdoptedShell, type ConfigDir, type SessionRecord } from './registry.js';
 
 /** The pass's one look at the processes, as it bears on the roots (or why there could be none). */
-export type Traces = { records: ProcessRecord[]; procRoot: string } | { error: string };
+export type Traces = ({ records: ProcessRecord[] } | { error: string }) & { procRoot: string };
 
 /** The processes of one look at /proc, or why none can be seen. */
 export function tracesOf(table: ProcessTable): Traces {
-  if (!table.visible) return { error: `the processes cannot be seen: ${table.why ?? 'an unknown reason'}` };
+  if (!table.visible)
+    return { error: `the processes cannot be seen: ${table.why ?? 'an unknown reason'}`, procRoot: table.procRoot };
   return { records: [...table.records.values()], procRoot: table.procRoot };
 }
 
 /** The pid domain of this pass, or why it is unknown (then no record can be matched to a process here). */
-export function pidDomain(procRoot = '/proc'): string | Error {
+export function pidDomain(procRoot: string): string | Error {
   try {
     return ownPidDomain(procRoot);
   } catch (err) {
@@ -50,7 +51,7 @@ export async function gatherEvidence(
   domain: string | Error,
   env: NodeJS.ProcessEnv,
 ): Promise<ClaudeEvidence> {
-  const procRoot = 'error' in traces ? '/proc' : traces.procRoot;
+  const { procRoot } = traces;
   const claudes =
     'error' in traces ? [] : traces.records.filter((trace) => trace.uid === user.uid && isClaudeCodeProcess(trace));
   const named = processConfigDirs(user, claudes, procRoot);

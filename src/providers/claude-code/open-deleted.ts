@@ -35,7 +35,7 @@ export function deletedButOpen(root: TaskRoot, traces: Traces, evidence: ClaudeE
     }
   return [...files.values()].map((file) => {
     const pids = [...file.holders.keys()].sort((a, b) => a - b);
-    const named = describeProcesses('/proc', pids.slice(0, 3))
+    const named = describeProcesses(traces.procRoot, pids.slice(0, 3))
       .map((each) => {
         const fds = file.holders.get(each.pid) ?? [];
         const session = orphanNote(each.pid, evidence);

@@ -26,7 +26,7 @@ export const claudeCodeGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
     const { roots, statuses, foreign } = locateRoots(users, ctx);
     const out: Gathering = { roots: [...statuses], candidates: foreign.map(foreignRoot) };
     const traces: Traces = tracesOf(ctx.processes);
-    const domain = pidDomain();
+    const domain = pidDomain(traces.procRoot);
     for (const user of users) {
       const mine = roots.filter((root) => root.user === user);
       const evidence = await gatherEvidence(user, mine, traces, domain, ctx.env);

@@ -48,7 +48,10 @@ async function judgeTargetAgain(
       `${root.path} cannot be listed again: ${String(err)}`,
     );
   }
-  const evidence = withProblems(await gatherEvidence(root.user, [root], traces, pidDomain(), env), listing.problems);
+  const evidence = withProblems(
+    await gatherEvidence(root.user, [root], traces, pidDomain(traces.procRoot), env),
+    listing.problems,
+  );
   const verdicts = judgeSessionFolders(
     listing.slugs.flatMap((slug) => slug.sessions),
     listing.links,

@@ -126,6 +126,12 @@ function lockDescriptors(fds: readonly number[]): Promise<number | null> {
   });
 }
 
+/** One lock on a file, as /proc/locks shows it: its holder's pid (-1 for an open file description's lock) and kind. */
+export interface LockHolder {
+  pid: number;
+  kind: string;
+}
+
 /** Which files hold a lock of any process right now, from /proc/locks: read only, nothing is taken. */
 export interface LockTable {
   /**
@@ -133,15 +139,17 @@ export interface LockTable {
    * where /proc/locks could not be read (nothing may be concluded then).
    */
   isLocked(file: string): boolean | null;
+  /** The holders of locks on the file of this device and inode; null where /proc/locks could not be read. */
+  holdersOf(dev: number, ino: number): LockHolder[] | null;
   /** Why a lock's state cannot be told, where it cannot. */
   unreadable?: string;
 }
 
 /**
- * Reads /proc/locks once (flock and POSIX locks alike, each named by device and inode). A lock
- * shows there only when its holder is visible in the pass's PID namespace: a pass that cannot see
- * every process is blind (rule 19) and deletes nothing anyway, and every deletion takes the lock
- * itself first (takeFlocks), which no namespace hides.
+ * Reads /proc/locks once (flock, POSIX and open file description locks alike, each named by device
+ * and inode). A lock shows there only when its holder is visible in the pass's PID namespace: a pass
+ * that cannot see every process is blind (rule 19) and deletes nothing anyway, and every deletion
+ * takes the lock itself first (takeFlocks), which no namespace hides.
  */
 export function readLockTable(procRoot = '/proc'): LockTable {
   let text: string;
@@ -149,28 +157,40 @@ export function readLockTable(procRoot = '/proc'): LockTable {
     text = readKernelFileSync(`${procRoot}/locks`);
   } catch (err) {
     const unreadable = `${procRoot}/locks cannot be read: ${errorMessage(err)}`;
-    return { isLocked: () => null, unreadable };
+    return { isLocked: () => null, holdersOf: () => null, unreadable };
   }
-  const locked = new Set<string>();
-  for (const line of text.split('\n')) {
-    // `1: FLOCK  ADVISORY  WRITE 641 fe:00:2179091 0 EOF`; a waiter is marked `->` and holds nothing.
-    const fields = line.trim().split(/\s+/);
-    if (fields[1] === '->') continue;
-    const identity = fields[5]?.split(':');
-    if (identity?.length !== 3) continue;
-    const dev = parseHexDevice(`${identity[0]}:${identity[1]}`);
-    if (!Number.isNaN(dev)) locked.add(`${dev}:${identity[2]}`);
-  }
+  const holders = parseLockTable(text);
   return {
     isLocked(file) {
       try {
         const stats = lstatOrNullSync(file);
-        return stats?.isFile() === true && locked.has(`${stats.dev}:${stats.ino}`);
+        return stats?.isFile() === true && holders.has(`${stats.dev}:${stats.ino}`);
       } catch {
         // A lock file that cannot be looked at tells nothing either way.
         return null;
       }
     },
+    holdersOf: (dev, ino) => holders.get(`${dev}:${ino}`) ?? [],
     unreadable: 'it cannot be looked at',
   };
+}
+
+/**
+ * The holders of each locked file, by `dev:ino`, from the text of /proc/locks:
+ * `N: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> <start> <end>`, major and minor in hex.
+ * Lines of blocked waiters (`N: -> …`) hold nothing.
+ */
+export function parseLockTable(text: string): Map<string, LockHolder[]> {
+  const holders = new Map<string, LockHolder[]>();
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 6 || fields[1] === '->') continue;
+    const identity = fields[5]?.split(':');
+    if (identity?.length !== 3) continue;
+    const dev = parseHexDevice(`${identity[0]}:${identity[1]}`);
+    if (Number.isNaN(dev)) continue;
+    const key = `${dev}:${identity[2]}`;
+    holders.set(key, [...(holders.get(key) ?? []), { pid: Number(fields[4]), kind: fields[1] ?? '' }]);
+  }
+  return holders;
 }

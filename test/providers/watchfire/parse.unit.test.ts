@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { devMajor, devMinor, lockHolders } from '../../../src/providers/watchfire/daemon.js';
 import { parseLogHeader } from '../../../src/providers/watchfire/session-logs.js';
 import { parseAgents, parseDaemonPid, parseProjects } from '../../../src/providers/watchfire/state.js';
 
@@ -115,31 +114,5 @@ describe('parseLogHeader', () => {
     expect(parseLogHeader(header(['project_id: p1', 'ended_at: yesterday']))).toBeNull();
     expect(parseLogHeader(header(['project_id: p1']))).toBeNull();
     expect(parseLogHeader(header(['project_id: p1', 'garbage line', 'ended_at: 2026-11-30T06:00:00Z']))).toBeNull();
-  });
-});
-
-describe('lockHolders', () => {
-  const dev = 0xfe00; // major 0xfe, minor 0
-  const table = [
-    '1: FLOCK  ADVISORY  WRITE 8563 fe:00:2146434 0 EOF',
-    '1: -> FLOCK  ADVISORY  WRITE 9999 fe:00:2146434 0 EOF',
-    '2: POSIX  ADVISORY  READ 8211 fe:00:2163115 128 128',
-    '3: FLOCK  ADVISORY  WRITE 777 fe:01:2146434 0 EOF',
-    '4: OFDLCK ADVISORY  WRITE -1 fe:00:21464340 0 EOF',
-    '',
-  ].join('\n');
-
-  it('finds the holders of the file with that device and inode, not its waiters', () => {
-    expect(lockHolders(table, dev, 2146434)).toEqual([{ pid: 8563, kind: 'FLOCK' }]);
-    expect(lockHolders(table, dev, 21464340)).toEqual([{ pid: -1, kind: 'OFDLCK' }]);
-    expect(lockHolders(table, dev, 1)).toEqual([]);
-  });
-
-  it('splits a dev_t the way glibc does', () => {
-    expect([devMajor(0xfe00), devMinor(0xfe00)]).toEqual([0xfe, 0]);
-    expect([devMajor(0x803), devMinor(0x803)]).toEqual([8, 3]);
-    // major 259, minor 0x12345: minor's high bits sit above the major's low bits
-    const big = (0x12300 << 12) | (259 << 8) | 0x45;
-    expect([devMajor(big), devMinor(big)]).toEqual([259, 0x12345]);
   });
 });
