@@ -1,5 +1,5 @@
 import { RemovalStopped, stopFor } from '../../core/errors.js';
-import type { OwnerJudgement, Removal } from '../../core/types.js';
+import type { GuardContext, OwnerJudgement, Removal } from '../../core/types.js';
 import { examineWorktree, type WorktreeEvidence } from './evidence.js';
 
 export interface WorktreeRemovalPlan {
@@ -7,9 +7,10 @@ export interface WorktreeRemovalPlan {
   judged: Extract<WorktreeEvidence, { state: 'linked' }>;
   /**
    * The provider's judge, run again on fresh evidence right before the removal (with what it reads
-   * again of its own record, such as Codex's thread and its writer lock).
+   * again of its own record, such as Codex's thread and its writer lock; `ctx` gives a fresh look at
+   * the processes).
    */
-  rejudge(fresh: WorktreeEvidence): OwnerJudgement | Promise<OwnerJudgement>;
+  rejudge(fresh: WorktreeEvidence, ctx: GuardContext): OwnerJudgement | Promise<OwnerJudgement>;
   /** Folders of the owner's that go with the worktree (Owl's worktree-config/<id>/). */
   alsoRemove?: string[];
 }
@@ -32,7 +33,7 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
       async recheck(ctx) {
         // As whom the executor removes it (rule 20): whom its status ran as when it was judged.
         const fresh = await examineWorktree(link.path, ctx.owner ?? undefined);
-        const verdict = await plan.rejudge(fresh);
+        const verdict = await plan.rejudge(fresh, ctx);
         if (verdict.decision !== 'delete') throw stopFor(verdict);
         if (fresh.state !== 'linked' || fresh.link.adminDir !== link.adminDir)
           throw new RemovalStopped(
