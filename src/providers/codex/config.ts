@@ -1,9 +1,21 @@
+import path from 'node:path';
 import * as z from 'zod';
 import type { EffectiveConfig } from '../../config/schema.js';
-import { enabled } from '../../config/sections.js';
+import { enabled, nonEmptyString } from '../../config/sections.js';
 
 /** `providers.codex` of the config file, with its defaults. */
-export const codexSection = z.strictObject({ enabled }).prefault({});
+export const codexSection = z
+  .strictObject({
+    enabled,
+    /**
+     * Other Codex homes (a work profile's `CODEX_HOME`) whose threads may own the app's worktrees
+     * in a root they share: read as sources of truth, never cleaned.
+     */
+    homes: z
+      .array(nonEmptyString.refine((each) => path.isAbsolute(each), { message: 'expected an absolute path' }))
+      .default([]),
+  })
+  .prefault({});
 
 export type CodexSection = z.output<typeof codexSection>;
 

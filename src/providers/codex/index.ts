@@ -1,6 +1,7 @@
 import type { ProviderModule } from '../../core/types.js';
 import { codexSection } from './config.js';
 import { codexSandbox } from './demo.js';
+import { CODEX_VARIABLES } from './homes.js';
 import { codexGather } from './provider.js';
 import { CODEX_REASONS } from './reasons.js';
 import { CODEX_ANCHORS, CODEX_SETS } from './worktree-set.js';
@@ -13,5 +14,6 @@ export const codex: ProviderModule = {
   sandbox: codexSandbox,
   anchors: CODEX_ANCHORS,
   worktreeSets: CODEX_SETS,
+  processVariables: CODEX_VARIABLES,
   ...codexGather,
 };

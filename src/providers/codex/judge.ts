@@ -208,9 +208,13 @@ export type ThreadEvidence =
 
 export interface ThreadFinding {
   id: string;
-  /** How the worktree was tied to it. */
-  via: 'codex-thread.json' | 'cwd';
-  /** Its row, or null: the thread is gone (`codex delete`). */
+  /** How the worktree was tied to it: its owner, a row whose cwd is in it, or one whose cwd cannot be resolved. */
+  via: 'codex-thread.json' | 'cwd' | 'cwd-unresolved';
+  /** Why it was tied, where the tie is a doubt. */
+  note?: string;
+  /** The Codex homes whose databases hold its row, where one is not the home whose worktrees these are. */
+  homes?: string[];
+  /** Its row (merged over every home that has one), or null: no home has it (`codex delete`). */
   row: { archived: boolean; archivedAtMs: number | null; updatedAtMs: number | null } | null;
   writer: { state: 'live'; lock: string } | { state: 'free' } | { state: 'unknown'; detail: string };
 }
@@ -293,6 +297,8 @@ export function judgeCodexWorktree(
 }
 
 function describeThread(each: ThreadFinding): string {
-  const state = each.row === null ? 'gone from the thread database' : each.row.archived ? 'archived' : 'not archived';
-  return `Codex thread ${each.id} (${each.via === 'cwd' ? 'working there' : 'its owner'}) is ${state}`;
+  const state = each.row === null ? 'gone from every thread database' : each.row.archived ? 'archived' : 'not archived';
+  const how = each.via === 'codex-thread.json' ? 'its owner' : each.via === 'cwd' ? 'working there' : each.note;
+  const where = each.homes ? ` in ${each.homes.join(', ')}` : '';
+  return `Codex thread ${each.id} (${how}) is ${state}${where}`;
 }

@@ -3,14 +3,15 @@ import type { ClaimedFolder, SetContext } from '../../core/contributions.js';
 import { errorMessage } from '../../core/errors.js';
 import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
 import type { EffectiveConfig } from '../../config/schema.js';
-import { isInside } from '../../safety/inside.js';
 import { readLockTable, type LockTable } from '../../safety/locks/flock.js';
-import { homeOwner, locate } from '../../safety/owners/locations.js';
-import type { LocationBasis } from '../../safety/owners/location-basis.js';
+import { locate } from '../../safety/owners/locations.js';
+import type { ProcessTable } from '../../safety/processes/processes.js';
 import { parseDuration } from '../../util/duration.js';
 import { codexConfig } from './config.js';
 import { codexHomes, marketplacesFolder, scratchRoot, stagingFolder, type CodexHome } from './layout.js';
-import { readCodexSettings, threadDatabase, worktreeRoots } from './settings.js';
+import { foundCodexHomes } from './homes.js';
+import { databaseBasis, readCodexSettings, threadDatabase, worktreeRoots } from './settings.js';
+import { readHomes, type HomeReading } from './sources.js';
 import { stagingCandidates } from './staging.js';
 import { usageCandidates } from './usage.js';
 import { worktreeCandidates } from './worktrees.js';
@@ -39,11 +40,15 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
     const roots: RootStatus[] = [];
     const candidates: Candidate[] = [];
     let locks: LockTable | null = null;
+    let sources: HomeReading[] | null = null;
+    const sourcesAgain = (processes: ProcessTable) =>
+      readHomes(foundCodexHomes({ ...ctx, processes }), readLockTable());
     for (const codex of codexHomes(ctx)) {
       const located = locate(codex.codexHome, codex.basis);
-      // Codex is not used in this home (or its folder cannot be looked at): nothing to say.
-      if (located.state === 'absent' || located.state === 'unreadable') continue;
-      if (located.state === 'refused') {
+      // Codex is not used in this home: nothing to say.
+      if (located.state === 'absent') continue;
+      // A link to a disk not mounted here, a folder that cannot be looked at: never as if absent (rule 27).
+      if (located.state !== 'found') {
         roots.push({ provider: 'codex', root: codex.codexHome, ok: false, error: located.detail });
         continue;
       }
@@ -92,8 +97,9 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
               codex,
               homeOwner: owner,
               roots: claim.roots,
-              database: claim.database,
               idleAfterMs: claim.idleAfterMs,
+              sources: () => (sources ??= readHomes(foundCodexHomes(ctx), locks ?? readLockTable())),
+              sourcesAgain,
             },
             ctx,
           );
@@ -110,9 +116,20 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
         roots.push({ provider: 'codex', root: codex.codexHome, ok: false, error: errorMessage(err) });
       }
     }
-    return { roots, candidates };
+    return { roots: distinct(roots), candidates };
   },
 };
+
+/** One status per root and error: several homes may find the same unreadable one. */
+function distinct(roots: readonly RootStatus[]): RootStatus[] {
+  const seen = new Set<string>();
+  return roots.filter((root) => {
+    const key = JSON.stringify([root.root, root.ok, root.error ?? null, root.warning ?? null]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 /** The `codex` worktree set's switches: on while the worktrees provider and the set are both on. */
 function codexSetOn(config: EffectiveConfig): { idleAfterMs: number } | null {
@@ -130,8 +147,6 @@ const DEFAULT_IDLE_AFTER_MS = 7 * 86_400_000;
 
 interface WorktreeClaim {
   roots: string[];
-  /** The thread database, or why it cannot be read. */
-  database: string | { error: string };
   idleAfterMs: number;
 }
 
@@ -140,7 +155,7 @@ interface WorktreeClaim {
  * its thread database (or where config.toml, which says where that is, cannot be read: then it
  * refuses them), while the `codex` set is on; elsewhere the set judges them as a tool with no
  * database to ask. Read from the disk each time it is asked, the same way for the claims and the
- * gathering.
+ * gathering, which reads that database with every other Codex home it finds.
  */
 function worktreeClaim(codex: CodexHome, ctx: SetContext): WorktreeClaim | null {
   const set = codexSetOn(ctx.config);
@@ -149,7 +164,6 @@ function worktreeClaim(codex: CodexHome, ctx: SetContext): WorktreeClaim | null 
   if (read.state === 'unreadable')
     return {
       roots: worktreeRoots(codex, { sqliteHome: null, worktreeRoot: null, marketplaces: new Map() }),
-      database: { error: read.error },
       ...set,
     };
   const database = threadDatabase(codex, read.settings, ctx.env);
@@ -157,16 +171,6 @@ function worktreeClaim(codex: CodexHome, ctx: SetContext): WorktreeClaim | null 
   if (basis === null) return null;
   const located = locate(database, basis, 'file');
   if (located.state === 'absent') return null;
-  return {
-    roots: worktreeRoots(codex, read.settings),
-    database: located.state === 'found' ? database : { error: located.detail },
-    ...set,
-  };
-}
-
-/** A database in the home is the home's; one elsewhere (`sqlite_home`) must be the home's owner's too. */
-function databaseBasis(codex: CodexHome, database: string): LocationBasis | null {
-  if (isInside(codex.home, database)) return codex.basis;
-  const owner = homeOwner(codex.home);
-  return owner ? { owner, of: `the owner of ${codex.home}` } : null;
+  // One that cannot be read is claimed too: the gathering refuses its worktrees, saying why.
+  return { roots: worktreeRoots(codex, read.settings), ...set };
 }

@@ -2,8 +2,11 @@ import path from 'node:path';
 import { parse } from 'smol-toml';
 import { errorMessage } from '../../core/errors.js';
 import { readStateFileSync } from '../../safety/fs/read.js';
-import { locate } from '../../safety/owners/locations.js';
+import { isInside } from '../../safety/inside.js';
+import { homeOwner, locate } from '../../safety/owners/locations.js';
+import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import { isPlainObject } from '../../util/plain-object.js';
+import type { FoundHome } from './homes.js';
 import { THREAD_DATABASE, defaultWorktreeRoot, type CodexHome } from './layout.js';
 
 /** A configured marketplace, as config.toml's `[marketplaces.<name>]` has it. */
@@ -95,4 +98,21 @@ export function worktreeRoots(codex: CodexHome, settings: CodexSettings): string
   const roots = [defaultWorktreeRoot(codex.codexHome)];
   if (settings.worktreeRoot && settings.worktreeRoot !== roots[0]) roots.push(settings.worktreeRoot);
   return roots;
+}
+
+/**
+ * The thread databases of a home the pass found: config.toml's `sqlite_home`, else each
+ * `$CODEX_SQLITE_HOME` it was found with (a live process's), else `$CODEX_HOME`.
+ */
+export function threadDatabasesOf(found: FoundHome, settings: CodexSettings): string[] {
+  if (settings.sqliteHome) return [path.join(settings.sqliteHome, THREAD_DATABASE)];
+  const files = found.sqliteHomes.map((sqliteHome) => path.join(sqliteHome ?? found.codexHome, THREAD_DATABASE));
+  return [...new Set(files)];
+}
+
+/** A database in the home (or in `$CODEX_HOME`) is the home's; one elsewhere (`sqlite_home`) must be the home's owner's too. */
+export function databaseBasis(codex: CodexHome, database: string): LocationBasis | null {
+  if (isInside(codex.home, database) || isInside(codex.codexHome, database)) return codex.basis;
+  const owner = homeOwner(codex.home);
+  return owner ? { owner, of: `the owner of ${codex.home}` } : null;
 }

@@ -1,11 +1,15 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { afterEach } from 'vitest';
 import type { PassResult } from '../../../src/core/pass.js';
 import type { ReportItem } from '../../../src/core/types.js';
 import { backdate, put } from '../../helpers/fs-fixtures.js';
 import { makeRepo, sh } from '../../helpers/git-fixtures.js';
+import { lockedNow } from '../../helpers/locks.js';
 import { pass, type PassSetup } from '../../helpers/pass.js';
+import { waitFor } from '../../helpers/processes.js';
 import { tempDir } from '../../helpers/temp.js';
 
 /**
@@ -141,7 +145,12 @@ export function threadId(): string {
 
 /** `codex exec --worktree`'s worktree `<codex>/worktrees/<id>/app`, detached, with codex-thread.json. */
 export function appWorktree(w: CodexWorld, id: string, thread: string | null): string {
-  const worktree = path.join(w.codexHome, 'worktrees', id, 'app');
+  return appWorktreeIn(w, path.join(w.codexHome, 'worktrees'), id, thread);
+}
+
+/** The same in another worktree root (config.toml's `[desktop] git-worktree-root`). */
+export function appWorktreeIn(w: CodexWorld, root: string, id: string, thread: string | null): string {
+  const worktree = path.join(root, id, 'app');
   mkdirSync(path.dirname(worktree), { recursive: true });
   sh(w.repo, 'worktree', 'add', '-q', '--detach', worktree, 'HEAD');
   if (thread !== null) {
@@ -152,6 +161,45 @@ export function appWorktree(w: CodexWorld, id: string, thread: string | null): s
   }
   return worktree;
 }
+
+/**
+ * A live Codex session as the pass sees it: a real process carrying Codex's variables (argv[0]
+ * `codex`), run as `user`, holding `lock` (a thread's writer lock, as util-linux flock) if given.
+ * Ready once it has exec'd (its environment is its own) and the kernel shows the lock.
+ */
+export async function codexSession(options: {
+  env: Record<string, string>;
+  lock?: string;
+  user?: { uid: number; gid: number };
+}): Promise<ChildProcess> {
+  const [command, args] = options.lock
+    ? ['flock', ['--exclusive', '--no-fork', options.lock, 'sleep', '600']]
+    : ['sleep', ['600']];
+  const child = spawn(command as string, args as string[], {
+    argv0: 'codex',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+    stdio: 'ignore',
+    ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
+  });
+  sessions.push(child);
+  const environ = () => {
+    try {
+      return readFileSync(`/proc/${child.pid}/environ`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const wanted = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
+  await waitFor(() => wanted.every((each) => environ().split('\0').includes(each)));
+  if (options.lock) await waitFor(() => lockedNow(options.lock as string));
+  return child;
+}
+
+const sessions: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of sessions.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
 
 /** A thread's writer lock file, as a session that exited uncleanly leaves it. */
 export function writerLock(w: CodexWorld, thread: string): string {
