@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   codex,
   codexExecInWorktree,
   codexIn,
+  codexProfile,
   killCodexBetweenRenames,
   killCodexMidClone,
   killCodexMidTurn,
@@ -65,11 +66,16 @@ function threads(cx: Codex): Array<Record<string, unknown>> {
  */
 function janitor(
   cx: Codex,
-  options: { reportOnly?: boolean; processCheck?: 'auto' | 'off' } = {},
+  options: { reportOnly?: boolean; processCheck?: 'auto' | 'off'; codexHomes?: string[] } = {},
 ): Promise<PassResult> {
   return pass({
     dir: tempDir('aj-codex-cli-run-'),
-    config: { homes: [cx.sandbox.home], minAge: '0s', processCheck: options.processCheck ?? 'auto' },
+    config: {
+      homes: [cx.sandbox.home],
+      minAge: '0s',
+      processCheck: options.processCheck ?? 'auto',
+      ...(options.codexHomes ? { providers: { codex: { homes: options.codexHomes } } } : {}),
+    },
     only: ['codex'],
     reportOnly: options.reportOnly ?? false,
     env: { HOME: cx.sandbox.home, CODEX_HOME: cx.home, CODEX_SQLITE_HOME: '' },
@@ -296,5 +302,74 @@ describe(`the real Codex ${CODEX.version}`, () => {
       changedDirs: [rel(cx, path.dirname(second?.cwd as string)), rel(cx, path.join(repo, '.git'))],
       ignore: sqliteSide,
     });
+  }, 180_000);
+
+  it('a work profile (CODEX_HOME=~/.codex-work) sharing the worktree root: a pass that reads ~/.codex keeps what the profile’s live thread owns, and names the profile to keep its open thread’s worktree once no process is left', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-codex-cli-'));
+    const shared = path.join(sandbox.root, 'codex-worktrees');
+    const desktop = `[desktop]\ngit-worktree-root = "${shared}"\n`;
+    const cx = codexIn(install.bin as string, sandbox, server.port, desktop);
+    const work = codexProfile(
+      install.bin as string,
+      sandbox,
+      server.port,
+      path.join(sandbox.home, '.codex-work'),
+      desktop,
+    );
+    const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
+    // The user's own environment file: ignored by git, so a clean worktree would go with it.
+    writeFileSync(path.join(repo, '.git', 'info', 'exclude'), '.env.local\n');
+
+    // The default profile's thread: its database is what makes the pass judge the shared root.
+    await codexExecInWorktree(cx, repo);
+    const [mine] = threads(cx);
+    expect(path.dirname(path.dirname(mine?.cwd as string))).toBe(shared);
+
+    // The work profile's session, live: its thread is in its own database only. A report-only pass
+    // with no process check shows the provider's own judgement; a deleting one changes nothing.
+    const live: {
+      judged?: PassResult;
+      deleting?: PassResult;
+      before?: Map<string, Entry>;
+      after?: Map<string, Entry>;
+    } = {};
+    const killed = await killCodexMidTurn(work, repo, 'sleep 300; echo slept', async () => {
+      const [theirs] = threads(work);
+      writeFileSync(path.join(theirs?.cwd as string, '.env.local'), 'API_KEY=only-here\n');
+      live.before = everything(cx);
+      live.judged = await janitor(cx, { reportOnly: true, processCheck: 'off' });
+      live.deleting = await janitor(cx);
+      live.after = everything(cx);
+    });
+    const [theirs] = threads(work);
+    const worktree = theirs?.cwd as string;
+    expect(path.dirname(path.dirname(worktree))).toBe(shared);
+    expect(threads(cx).map((row) => row.id)).not.toContain(theirs?.id);
+    expect(killed.lock).toBe(path.join(work.home, 'thread-writer-locks', `${theirs?.id}.lock`));
+    const judged = live.judged as PassResult;
+    expect(verdict(judged, worktree)).toBe('kept thread-live');
+    expect(itemAt(judged.report, worktree).detail).toContain(`its writer lock ${killed.lock} is held`);
+    expect(verdict(judged, mine?.cwd as string)).toBe('kept not-idle');
+    expect(live.deleting?.report.totals.deleted).toBe(0);
+    expectOnly(live.before as Map<string, Entry>, live.after as Map<string, Entry>, { ignore: sqliteSide });
+
+    // Codex killed and its shell gone, no process names the profile: named in the config, its open
+    // thread (active just now) keeps the worktree, .env.local and all.
+    for (const pid of killed.orphans)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone with Codex already.
+      }
+    await waitUntil('the orphaned shell to die', () => killed.orphans.every((pid) => !alive(pid)), {
+      timeoutMs: 10_000,
+    });
+    const beforeNamed = everything(cx);
+    const named = await janitor(cx, { codexHomes: [work.home] });
+    expect(verdict(named, worktree)).toBe('kept not-idle');
+    expect(itemAt(named.report, worktree).detail).toContain(`is not archived in ${work.home}`);
+    expectOnly(beforeNamed, everything(cx), { ignore: sqliteSide });
+    expect(readFileSync(path.join(worktree, '.env.local'), 'utf8')).toBe('API_KEY=only-here\n');
   }, 180_000);
 });

@@ -17,15 +17,29 @@ export const CODEX: NpmCli = {
 export interface Codex {
   bin: string;
   sandbox: CliSandbox;
-  /** `$CODEX_HOME` (`~/.codex`). */
+  /** `$CODEX_HOME` (`~/.codex`, or a profile's). */
   home: string;
   /** `$CODEX_HOME/.tmp/marketplaces`. */
   marketplaces: string;
+  /** The environment Codex runs with: the sandbox's, `CODEX_HOME` naming this home. */
+  env: NodeJS.ProcessEnv;
 }
 
-/** Codex on the fake model server's Responses API, as provider `fake` with model `fake-model`. */
-export function codexIn(bin: string, sandbox: CliSandbox, port: number): Codex {
-  const home = path.join(sandbox.home, '.codex');
+/**
+ * Codex on the fake model server's Responses API, as provider `fake` with model `fake-model`;
+ * `extraConfig` is appended to its config.toml.
+ */
+export function codexIn(bin: string, sandbox: CliSandbox, port: number, extraConfig = ''): Codex {
+  const cx = codexProfile(bin, sandbox, port, path.join(sandbox.home, '.codex'), extraConfig);
+  Object.assign(sandbox.env, { CODEX_HOME: cx.home, FAKE_API_KEY: 'x' });
+  return { ...cx, env: sandbox.env };
+}
+
+/**
+ * Another Codex home of the same user, as a work profile is started (`CODEX_HOME=~/.codex-work`):
+ * its own config.toml, database and locks; `extraConfig` is appended to its config.toml.
+ */
+export function codexProfile(bin: string, sandbox: CliSandbox, port: number, home: string, extraConfig = ''): Codex {
   mkdirSync(home, { recursive: true });
   writeFileSync(
     path.join(home, 'config.toml'),
@@ -39,14 +53,15 @@ export function codexIn(bin: string, sandbox: CliSandbox, port: number): Codex {
       'wire_api = "responses"',
       'env_key = "FAKE_API_KEY"',
       '',
+      extraConfig,
     ].join('\n'),
   );
-  Object.assign(sandbox.env, { CODEX_HOME: home, FAKE_API_KEY: 'x' });
-  return { bin, sandbox, home, marketplaces: path.join(home, '.tmp', 'marketplaces') };
+  const env = { ...sandbox.env, CODEX_HOME: home, FAKE_API_KEY: 'x' };
+  return { bin, sandbox, home, marketplaces: path.join(home, '.tmp', 'marketplaces'), env };
 }
 
 export const codex = (cx: Codex, args: string[], cwd: string) =>
-  runToEnd(cx.bin, args, { cwd, env: cx.sandbox.env, timeoutMs: 120_000 });
+  runToEnd(cx.bin, args, { cwd, env: cx.env, timeoutMs: 120_000 });
 
 /**
  * A marketplace on "GitHub" that is a local bare repository: `https://github.com/acme/<name>.git` is
@@ -105,7 +120,7 @@ export async function killCodexMidClone(cx: Codex, cwd: string): Promise<{ stagi
   chmodSync(hook, 0o755);
   gitWith(cx.sandbox.env, ['config', '--global', 'uploadpack.packObjectsHook', hook]);
   const before = new Set(stagingFolders(cx));
-  const child = startRunning(cx.bin, ['plugin', 'marketplace', 'upgrade'], { cwd, env: cx.sandbox.env });
+  const child = startRunning(cx.bin, ['plugin', 'marketplace', 'upgrade'], { cwd, env: cx.env });
   try {
     await waitUntil('the clone to stall', () => existsSync(stalled), { timeoutMs: 25_000, context: child.output });
     const orphans = treeOf(child.pid as number).slice(1);
@@ -155,7 +170,7 @@ export async function killCodexBetweenRenames(
       'marketplace',
       'upgrade',
     ],
-    { cwd, env: cx.sandbox.env },
+    { cwd, env: cx.env },
   );
   try {
     const backup = await waitUntil(
@@ -207,7 +222,7 @@ export async function killCodexMidTurn(
   const locks = path.join(cx.home, 'thread-writer-locks');
   const child = startRunning(cx.bin, ['exec', '--worktree', '-s', 'danger-full-access', 'work a while'], {
     cwd: repo,
-    env: cx.sandbox.env,
+    env: cx.env,
   });
   try {
     const lock = await waitUntil(
