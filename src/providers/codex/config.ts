@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as z from 'zod';
 import type { EffectiveConfig } from '../../config/schema.js';
-import { enabled, nonEmptyString } from '../../config/sections.js';
+import { enabled, pathList } from '../../config/sections.js';
 
 /** `providers.codex` of the config file, with its defaults. */
 export const codexSection = z
@@ -11,9 +11,9 @@ export const codexSection = z
      * Other Codex homes (a work profile's `CODEX_HOME`) whose threads may own the app's worktrees
      * in a root they share: read as sources of truth, never cleaned.
      */
-    homes: z
-      .array(nonEmptyString.refine((each) => path.isAbsolute(each), { message: 'expected an absolute path' }))
-      .default([]),
+    homes: pathList
+      .refine((paths) => paths.every((each) => path.isAbsolute(each)), { message: 'expected absolute paths' })
+      .optional(),
   })
   .prefault({});
 

@@ -79,7 +79,7 @@ export function foundCodexHomes(ctx: Pick<GatherContext, 'homes' | 'env' | 'conf
         );
       }
   }
-  for (const named of codexConfig(ctx.config).homes) {
+  for (const named of codexConfig(ctx.config).homes ?? []) {
     const codexHome = path.resolve(named);
     const basis = basisOf(codexHome, ctx.homes);
     const ownerUid = 'home' in basis ? (homeOwner(basis.home)?.uid ?? null) : ownerOfNamed(codexHome);
