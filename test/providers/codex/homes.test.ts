@@ -112,6 +112,35 @@ describe('codex: a thread row names the worktree by another path (rule 25)', () 
   });
 });
 
+describe('codex: a ~/.codex on a disk not mounted here (rule 27)', () => {
+  it('is a root that is not ok, never a Codex that is not installed; with a work profile as $CODEX_HOME, it refuses the worktrees of the root they may share', async () => {
+    const w = codexWorld();
+    const shared = path.join(w.home, 'codex-worktrees');
+    const work = path.join(w.home, '.codex-work');
+    put(path.join(work, 'config.toml'), `[desktop]\ngit-worktree-root = "${shared}"\n`);
+    threadDatabase({ ...w, codexHome: work }, [{ id: threadId(), cwd: w.repo }]);
+    const worktree = appWorktreeIn(w, shared, 'a1b2', threadId());
+    rmSync(w.codexHome, { recursive: true });
+    const disk = unmounted('codex');
+    symlinkSync(disk, w.codexHome);
+    backdate(w.root, daysAgo(3));
+    const before = inventory(w.root);
+
+    const alone = await runCodex(w, { reportOnly: true });
+    const asProfile = await runCodex(w, { env: { HOME: w.home, CODEX_HOME: work } });
+
+    for (const result of [alone, asProfile]) {
+      expect(result.exitCode).toBe(1);
+      expect(result.report.providers.find((entry) => entry.root === w.codexHome)).toMatchObject({
+        ok: false,
+        error: expect.stringContaining(`${w.codexHome} is a link to ${disk}, which is not there`),
+      });
+    }
+    expect(verdictOf(asProfile, worktree)).toBe('refused source-unreadable');
+    unchanged(before, inventory(w.root), ['home/.codex-work']);
+  });
+});
+
 describe.runIf(isRoot)('codex: every Codex home of the owner is read (rule 27)', () => {
   const [user] = isRoot ? addUsers(1) : [];
 
