@@ -173,7 +173,8 @@ export async function codexSession(options: {
   user?: { uid: number; gid: number };
 }): Promise<ChildProcess> {
   const [command, args] = options.lock
-    ? ['flock', ['--exclusive', '--no-fork', options.lock, 'sleep', '600']]
+    ? // flock execs the holder itself, whose argv[0] bash sets.
+      ['flock', ['--exclusive', '--no-fork', options.lock, 'bash', '-c', 'exec -a codex sleep 600']]
     : ['sleep', ['600']];
   const child = spawn(command as string, args as string[], {
     argv0: 'codex',
@@ -190,7 +191,17 @@ export async function codexSession(options: {
     }
   };
   const wanted = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
-  await waitFor(() => wanted.every((each) => environ().split('\0').includes(each)));
+  const cmdline = () => {
+    try {
+      return readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  // The sleep itself, not flock or bash on the way to it.
+  await waitFor(
+    () => cmdline() === ['codex', '600', ''].join('\0') && wanted.every((each) => environ().split('\0').includes(each)),
+  );
   if (options.lock) await waitFor(() => lockedNow(options.lock as string));
   return child;
 }
