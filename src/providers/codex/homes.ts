@@ -35,7 +35,8 @@ type Finding = Pick<FoundHome, 'home' | 'basis' | 'ownerUid'>;
  * each home `providers.codex.homes` names. A Codex process is one whose executable or `argv[0]`
  * is `codex` (or Node running the npm launcher `codex.js`), or that carries `CODEX_HOME` (a shell
  * a profile was started from). One whose environment cannot be read, or that runs in another
- * mount namespace (its paths name other folders), has a home that cannot be read from here.
+ * mount namespace where its home's path names another folder than here, has a home that cannot be
+ * read from here.
  */
 export function foundCodexHomes(ctx: Pick<GatherContext, 'homes' | 'env' | 'config' | 'processes'>): FoundHome[] {
   const found = new Map<string, FoundHome>();
