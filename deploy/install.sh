@@ -7,6 +7,7 @@
 #   deploy/install.sh --user                       # you:    ~/.config/systemd/user, ~/.config/agent-janitor
 #   sudo deploy/install.sh --config ./my.yaml      # install (after checking) this config
 #   deploy/install.sh --root /tmp/stage --no-enable  # lay the files out below a staging root only
+#   deploy/install.sh --root /tmp/stage --bin /usr/bin/agent-janitor  # ExecStart as on the target
 set -euo pipefail
 
 usage() {
@@ -14,8 +15,12 @@ usage() {
 usage: install.sh [--user] [--config FILE] [--bin PATH] [--root DIR] [--no-enable] [--uninstall]
   --user        install for your own `systemd --user` instead of the system manager
   --config FILE check this config with `agent-janitor config` and install it (replacing the old one)
-  --bin PATH    the agent-janitor executable for ExecStart (default: the one on PATH)
-  --root DIR    install below DIR (a staging root; systemctl is not called)
+  --bin PATH    the agent-janitor executable for ExecStart (default: the one on PATH); the
+                shipped units name /usr/local/bin/agent-janitor, which this replaces
+  --root DIR    install below DIR (a staging root; systemctl is not called). --bin then names
+                the path on the target system: it need not exist below DIR. The config is
+                checked with DIR/PATH where that exists, else with the agent-janitor on PATH,
+                else with this checkout's build (dist/cli.js)
   --no-enable   do not reload systemd or enable the timer
   --uninstall   disable the timer and remove the units (the config and reports stay)
 USAGE
@@ -77,7 +82,21 @@ if [ -z "$bin" ]; then
   [ -n "$bin" ] || die "agent-janitor is not on PATH: install it (npm install -g .) or name it with --bin"
 fi
 case "$bin" in /*) ;; *) die "--bin must be an absolute path, not $bin" ;; esac
-[ -x "$root$bin" ] || die "$root$bin is not an executable"
+
+# The agent-janitor that checks the config: the one ExecStart names, where it can be run here. A
+# staging root is laid out for another system, whose binary may not be below it yet.
+checker=("$root$bin")
+if [ ! -x "$root$bin" ]; then
+  [ -n "$root" ] || die "$bin is not an executable"
+  if command -v agent-janitor >/dev/null; then
+    checker=("$(command -v agent-janitor)")
+  elif [ -f "$here/dist/cli.js" ] && command -v node >/dev/null; then
+    checker=(node "$here/dist/cli.js")
+  else
+    die "$root$bin does not exist, and no agent-janitor here can check the config: put one on PATH or build this checkout (npm run build)"
+  fi
+  echo "note: $root$bin does not exist yet; the config is checked with ${checker[*]}"
+fi
 
 # Everything is checked and staged before the first file is replaced.
 config_from=""
@@ -88,7 +107,7 @@ elif [ ! -e "$root$config_path" ]; then
   config_from="$units_from/config.yaml"
 fi
 if [ -n "$config_from" ]; then
-  "$root$bin" config --config "$config_from" >/dev/null || die "$config_from: the config is not valid (see above); nothing was installed"
+  "${checker[@]}" config --config "$config_from" >/dev/null || die "$config_from: the config is not valid (see above); nothing was installed"
 fi
 
 staging=$(mktemp -d)

@@ -176,15 +176,20 @@ function expandSyscallGroup(group: string): Set<string> {
   return new Set(expand(group));
 }
 
-/** A staging root with the ExecStart binary (a real wrapper of the built CLI) and systemd's own units. */
-function stagingRoot(): string {
-  const root = tempDir('aj-systemd-');
-  mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
+/** Puts an executable at `bin` below `root`: a real wrapper of the built CLI. */
+function placeBinary(root: string, bin: string): void {
+  mkdirSync(path.dirname(path.join(root, bin)), { recursive: true });
   writeFileSync(
-    path.join(root, 'usr/local/bin/agent-janitor'),
+    path.join(root, bin),
     `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
   );
-  chmodSync(path.join(root, 'usr/local/bin/agent-janitor'), 0o755);
+  chmodSync(path.join(root, bin), 0o755);
+}
+
+/** A staging root with systemd's own units and the ExecStart binary at `bin` (none for null). */
+function stagingRoot(bin: string | null = '/usr/local/bin/agent-janitor'): string {
+  const root = tempDir('aj-systemd-');
+  if (bin !== null) placeBinary(root, bin);
   // verify resolves the timer's and service's dependencies (timers.target, sysinit.target...).
   cpSync('/usr/lib/systemd/system', path.join(root, 'usr/lib/systemd/system'), {
     recursive: true,
@@ -288,9 +293,17 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
 
   it('--bin: ExecStart names the binary given; a missing one is refused before anything is written', () => {
     const root = stagingRoot();
-    const refused = install(['--root', root, '--bin', '/opt/nowhere/agent-janitor']);
+    // Without --root the binary is this system's: it must be there.
+    const home = path.join(root, 'home/ana');
+    mkdirSync(home, { recursive: true });
+    const before = inv(root);
+    const refused = install(['--user', '--no-enable', '--bin', '/opt/nowhere/agent-janitor'], {
+      HOME: home,
+      XDG_CONFIG_HOME: '',
+    });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('/opt/nowhere/agent-janitor is not an executable');
+    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: [], added: [] });
     mkdirSync(path.join(root, 'opt/aj/bin'), { recursive: true });
     cpSync(path.join(root, 'usr/local/bin/agent-janitor'), path.join(root, 'opt/aj/bin/agent-janitor'));
     const placed = install(['--root', root, '--bin', '/opt/aj/bin/agent-janitor']);
@@ -302,6 +315,57 @@ describe('deploy/install.sh and systemd-analyze verify', () => {
     const checked = verify(['verify', `--root=${root}`, '/etc/systemd/system/agent-janitor.service']);
     expect(checked.stderr).toBe('');
   });
+
+  it('--root: --bin is the path on the target system and need not exist below the root', () => {
+    // npm's global prefix is /usr on the target, so the command will be /usr/bin/agent-janitor.
+    const root = stagingRoot(null);
+    const staged = install(['--root', root, '--no-enable', '--bin', '/usr/bin/agent-janitor']);
+    expect(staged.status, staged.stderr).toBe(0);
+    expect(staged.stdout).toContain(`note: ${root}/usr/bin/agent-janitor does not exist yet`);
+    expect(staged.stdout).toContain('installed: /etc/agent-janitor/config.yaml');
+    const file = path.join(root, 'etc/systemd/system/agent-janitor.service');
+    expect(setting(parseUnit(readFileSync(file, 'utf8')), 'Service', 'ExecStart')).toBe(
+      '/usr/bin/agent-janitor run --config /etc/agent-janitor/config.yaml',
+    );
+    const units = ['/etc/systemd/system/agent-janitor.service', '/etc/systemd/system/agent-janitor.timer'];
+    expect(verify(['verify', `--root=${root}`, ...units]).stderr).toContain('/usr/bin/agent-janitor');
+    // Once the binary is there, as on the target, the unit as installed passes verify...
+    placeBinary(root, '/usr/bin/agent-janitor');
+    const checked = verify(['verify', `--root=${root}`, ...units]);
+    expect(checked.stderr).toBe('');
+    expect(checked.status).toBe(0);
+    // ...where the shipped file alone, naming /usr/local/bin, does not: the installer's rewrite is needed.
+    writeFileSync(file, unitText('system', 'agent-janitor.service'));
+    const shipped = verify(['verify', `--root=${root}`, units[0] as string]);
+    expect(shipped.status).not.toBe(0);
+    expect(shipped.stderr).toContain('/usr/local/bin/agent-janitor');
+  });
+
+  it('--root with a binary not below it still checks the config before anything is written', () => {
+    const root = stagingRoot(null);
+    const before = inv(root);
+    const bad = path.join(tempDir(), 'bad.yaml');
+    writeFileSync(bad, 'minAge: 1h\nhomse: ["/home/*"]\n');
+    const refused = install(['--root', root, '--no-enable', '--bin', '/p/agent-janitor', '--config', bad]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('homse');
+    expect(refused.stderr).toContain('nothing was installed');
+    expect(diffInventories(before, inv(root))).toEqual({ removed: [], changed: [], added: [] });
+  });
+
+  it.each(['system', 'user'])(
+    'the shipped %s unit says, right above ExecStart, that the installer rewrites it',
+    (scope) => {
+      const lines = unitText(scope, 'agent-janitor.service').split('\n');
+      const at = lines.findIndex((line) => line.startsWith('ExecStart='));
+      let start = at;
+      while (start > 0 && (lines[start - 1] as string).startsWith('#')) start -= 1;
+      const comment = lines.slice(start, at).join(' ');
+      expect(comment).toContain('deploy/install.sh');
+      expect(comment).toContain('--bin');
+      expect(comment).toContain('/usr/bin/agent-janitor');
+    },
+  );
 
   it('--user: units for systemd --user that `systemd-analyze --user verify` accepts', () => {
     const root = stagingRoot();
