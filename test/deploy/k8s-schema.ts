@@ -3,6 +3,8 @@
  * validators (JSON schemas generated from the API's OpenAPI: types, enums, required fields), and
  * TypeScript's excess-property check against the same models' types, which rejects a field the
  * API does not have (a misspelt `hostPid` would otherwise pass as an unknown extra field).
+ * kubernetes-models 4 (the API of Kubernetes 1.33) and its prometheus-operator models 4: their
+ * next majors need Node.js 22, and the project runs on 20 (test/docs/node-version.test.ts).
  */
 import path from 'node:path';
 import ts from 'typescript';
