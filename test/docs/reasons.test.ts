@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REASONS } from '../../src/providers/registry.js';
+import { PROVIDERS, REASONS } from '../../src/providers/registry.js';
+
+const page = readFileSync(new URL('../../docs/reasons.md', import.meta.url), 'utf8');
 
 /** The rows of the reason table in docs/reasons.md: code and the verdicts its second column names. */
 function documentedReasons(): Map<string, string[]> {
-  const page = readFileSync(new URL('../../docs/reasons.md', import.meta.url), 'utf8');
   const start = page.indexOf('\n| code | verdict | meaning |\n');
   const end = page.indexOf('\n\n', start + 1);
   expect(start).toBeGreaterThan(0);
@@ -33,5 +34,14 @@ describe('the reason table of docs/reasons.md', () => {
       const expected = allowed.filter((verdict) => verdict !== 'would-delete');
       expect(verdicts.sort(), code).toEqual([...expected].sort());
     }
+  });
+
+  it('the git garbage heading names every provider whose reasons include git-temporary', () => {
+    const heading = /^\| \*\*git garbage\*\* \(kind `git-garbage`, one item per file; ([a-z, -]+)\)/m.exec(page);
+    if (!heading) throw new Error('the table has no git garbage heading');
+    const named = (heading[1] as string).split(',').map((name) => name.trim());
+    const giving = PROVIDERS.filter((provider) => 'git-temporary' in provider.reasons).map((provider) => provider.name);
+    expect(giving.length).toBeGreaterThan(0);
+    expect([...named].sort()).toEqual([...giving].sort());
   });
 });
