@@ -2,8 +2,8 @@
  * The Kubernetes pods run the image as scripts/image-test.sh runs it: the deleting pods
  * (k8s/base) with the flags of its deleting passes (root, the five capabilities, the host's PID
  * namespace), the report-only overlay with those of its report-only pass (the image's own user,
- * no capability, no host PID namespace); and so do the `docker run` commands of
- * docs/operations.md.
+ * no capability, no host PID namespace), the report-only overlay that sees the host with those of
+ * the deleting passes; and so do the `docker run` commands of docs/operations.md.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +37,7 @@ const podsOf = (manifests: Manifest[]): Array<[string, Pod]> => {
 };
 const base = podsOf(renderKustomization(path.join(REPO, 'k8s/base')));
 const reportOnly = podsOf(renderKustomization(path.join(REPO, 'k8s/overlays/report-only')));
+const reportOnlyHostPid = podsOf(renderKustomization(path.join(REPO, 'k8s/overlays/report-only-hostpid')));
 
 describe('the Kubernetes pods run the image as scripts/image-test.sh does', () => {
   it('the image runs as uid 10001 where no user is given', () => {
@@ -48,6 +49,13 @@ describe('the Kubernetes pods run the image as scripts/image-test.sh does', () =
     expect(tested).toMatchObject({ runAsUser: 0, hostPID: true });
     expect(podSpecIdentity(pod)).toEqual(tested);
   });
+
+  it.each(reportOnlyHostPid)(
+    'k8s/overlays/report-only-hostpid %s: as the deleting pods, root, the five capabilities, the host PID namespace',
+    (_kind, pod) => {
+      expect(podSpecIdentity(pod)).toEqual(podIdentity([...flags.image_root, ...flags.image_host_pid], imageUser));
+    },
+  );
 
   it.each(reportOnly)(
     'k8s/overlays/report-only %s: the image user, no capability, its own PID namespace',

@@ -19,11 +19,13 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const CLI = path.join(REPO, 'dist/cli.js');
 const BASE = path.join(REPO, 'k8s/base');
 const REPORT_ONLY = path.join(REPO, 'k8s/overlays/report-only');
+const REPORT_ONLY_HOSTPID = path.join(REPO, 'k8s/overlays/report-only-hostpid');
 const CAPABILITIES = ['DAC_READ_SEARCH', 'DAC_OVERRIDE', 'SYS_PTRACE', 'SETUID', 'SETGID'];
 const HOMES = ['/home', '/root', '/tmp', '/var/tmp'];
 
 const base = renderKustomization(BASE);
 const reportOnly = renderKustomization(REPORT_ONLY);
+const reportOnlyHostPid = renderKustomization(REPORT_ONLY_HOSTPID);
 const manifestFiles = readdirSync(BASE).filter((name) => name.endsWith('.yaml') && name !== 'kustomization.yaml');
 
 type Pod = Record<string, any>;
@@ -34,6 +36,13 @@ const find = (manifests: Manifest[], kind: string) => {
 };
 const cronPod = (manifests: Manifest[]): Pod => find(manifests, 'CronJob').spec.jobTemplate.spec.template.spec;
 const daemonPod = (manifests: Manifest[]): Pod => find(manifests, 'DaemonSet').spec.template.spec;
+/** Each of HOMES: the pod's hostPath volume of it, and where and how its one container mounts that. */
+const homeMounts = (pod: Pod) =>
+  HOMES.map((home) => {
+    const volume = pod.volumes.find((v: Pod) => v.hostPath?.path === home);
+    const mount = volume && pod.containers[0].volumeMounts.find((m: Pod) => m.name === volume.name);
+    return { home, mountPath: mount?.mountPath, readOnly: mount?.readOnly ?? false };
+  });
 
 describe('Kubernetes manifests against the API schemas', () => {
   const everything: Array<[string, Manifest]> = [
@@ -45,10 +54,14 @@ describe('Kubernetes manifests against the API schemas', () => {
       `kustomize k8s/overlays/report-only: ${m.kind}/${m.metadata.name}`,
       m,
     ]),
+    ...reportOnlyHostPid.map((m): [string, Manifest] => [
+      `kustomize k8s/overlays/report-only-hostpid: ${m.kind}/${m.metadata.name}`,
+      m,
+    ]),
   ];
 
   it('every manifest file and every rendered object passes the schema validators', () => {
-    expect(everything.length).toBeGreaterThanOrEqual(2 * 7 + 7);
+    expect(everything.length).toBeGreaterThanOrEqual(3 * 7 + 7);
     for (const [label, manifest] of everything) expect(schemaErrors(manifest), label).toEqual([]);
   });
 
@@ -92,6 +105,7 @@ describe('kustomize rendering', () => {
   it.skipIf(!kubectl).each([
     ['k8s/base', BASE],
     ['k8s/overlays/report-only', REPORT_ONLY],
+    ['k8s/overlays/report-only-hostpid', REPORT_ONLY_HOSTPID],
   ])('%s renders exactly as kubectl kustomize renders it', (_label, dir) => {
     const theirs = kubectlKustomize(dir) as Manifest[];
     expect(byKindAndName(renderKustomization(dir))).toEqual(byKindAndName(theirs));
@@ -131,13 +145,7 @@ describe('the pods that delete (k8s/base)', () => {
   ])('%s: the homes mounted by hostPath at the same paths, writable; the config from the ConfigMap', (_kind, podOf) => {
     const pod = podOf(base);
     const [container] = pod.containers;
-    for (const home of HOMES) {
-      const volume = pod.volumes.find((v: Pod) => v.hostPath?.path === home);
-      expect(volume, home).toBeDefined();
-      const mount = container.volumeMounts.find((m: Pod) => m.name === volume.name);
-      expect(mount.mountPath, home).toBe(home);
-      expect(mount.readOnly ?? false, home).toBe(false);
-    }
+    expect(homeMounts(pod)).toEqual(HOMES.map((home) => ({ home, mountPath: home, readOnly: false })));
     const configVolume = pod.volumes.find((v: Pod) => v.configMap);
     expect(configVolume.configMap.name).toBe(find(base, 'ConfigMap').metadata.name);
     const configMount = container.volumeMounts.find((m: Pod) => m.name === configVolume.name);
@@ -193,13 +201,50 @@ describe('the report-only overlay', () => {
     expect(container.args).toContain('--report-only');
     expect(container.securityContext.capabilities).toEqual({ drop: ['ALL'] });
     expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
-    for (const home of HOMES) {
-      const volume = pod.volumes.find((v: Pod) => v.hostPath?.path === home);
-      const mount = container.volumeMounts.find((m: Pod) => m.name === volume.name);
-      expect(mount, home).toMatchObject({ mountPath: home, readOnly: true });
-    }
+    expect(homeMounts(pod)).toEqual(HOMES.map((home) => ({ home, mountPath: home, readOnly: true })));
     // Its report folder (and run lock) is its own, not the node's.
     expect(pod.volumes.find((v: Pod) => v.name === 'state')).toEqual({ name: 'state', emptyDir: {} });
+  });
+});
+
+describe('the report-only overlay that sees the host (k8s/overlays/report-only-hostpid)', () => {
+  it.each([
+    ['CronJob', cronPod],
+    ['DaemonSet', daemonPod],
+  ])('%s: the deleting pod, hostPID, user and capabilities included, but --report-only', (_kind, podOf) => {
+    const pod = podOf(reportOnlyHostPid);
+    const deleting = podOf(base);
+    expect(pod.hostPID).toBe(true);
+    expect(pod.hostNetwork).toEqual(deleting.hostNetwork);
+    expect(pod.securityContext).toEqual(deleting.securityContext);
+    const [container] = pod.containers;
+    const [deletingContainer] = deleting.containers;
+    expect(container.securityContext).toEqual(deletingContainer.securityContext);
+    expect([...container.securityContext.capabilities.add].sort()).toEqual([...CAPABILITIES].sort());
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    expect(container.args).toEqual([deletingContainer.args[0], '--report-only', ...deletingContainer.args.slice(1)]);
+  });
+
+  it.each([
+    ['CronJob', cronPod],
+    ['DaemonSet', daemonPod],
+  ])('%s: the homes read-only at the same paths; reports on the node, apart from the deleting ones', (_kind, podOf) => {
+    const pod = podOf(reportOnlyHostPid);
+    const deleting = podOf(base);
+    expect(homeMounts(pod)).toEqual(HOMES.map((home) => ({ home, mountPath: home, readOnly: true })));
+    const [container] = pod.containers;
+    // Every mount but the report folder is read-only, and every volume but that folder is the deleting pod's.
+    const writable = container.volumeMounts.filter((m: Pod) => m.readOnly !== true).map((m: Pod) => m.name);
+    expect(writable).toEqual(['state']);
+    const state = pod.volumes.find((v: Pod) => v.name === 'state');
+    const deletingState = deleting.volumes.find((v: Pod) => v.name === 'state');
+    expect(state.hostPath).toEqual({ path: '/var/lib/agent-janitor-report-only', type: 'DirectoryOrCreate' });
+    expect(state.hostPath.path).not.toBe(deletingState.hostPath.path);
+    expect(pod.volumes.filter((v: Pod) => v.name !== 'state')).toEqual(
+      deleting.volumes.filter((v: Pod) => v.name !== 'state'),
+    );
+    const mountPaths = (c: Pod) => c.volumeMounts.map((m: Pod) => [m.name, m.mountPath]);
+    expect(mountPaths(container)).toEqual(mountPaths(deleting.containers[0]));
   });
 });
 
@@ -210,6 +255,7 @@ describe('configs and the PrometheusRule', () => {
   it.each([
     ['k8s/base', base],
     ['k8s/overlays/report-only', reportOnly],
+    ['k8s/overlays/report-only-hostpid', reportOnlyHostPid],
   ])('%s: every config in the ConfigMap is valid for `agent-janitor config`', (_label, manifests) => {
     const dir = tempDir();
     for (const [key, text] of configs(manifests)) {
