@@ -80,8 +80,10 @@ async function gatherRoot(
     candidates.push(quarantineCandidate(leftover, root));
   for (const slug of listing.slugs) {
     if (isEmpty(slug)) {
-      // A deleted output still open in it is reported on its own (below); the folder waits for its writer.
-      if (!heldInside(slug, ctx))
+      // A deleted output still open in it is reported on its own (below); the folder waits for its
+      // writer. Where processes cannot be seen at all it is judged like any folder, and refused for it.
+      const holders = ctx.holdersOf(slug.path);
+      if (holders === null || holders.length === 0)
         add({ path: slug.path, kind: 'empty-slug', slug: slug.slug }, judgeEmptySlugFolder(slug.slug, evidence));
     } else if (await goesWhole(slug, verdicts, ctx))
       add(
