@@ -14,6 +14,7 @@ import {
   type ManagedPlace,
 } from './layout.js';
 import { inspectLock, type LockState } from './lock.js';
+import { lockDirsOf, lockOf, type LockSurvey, type SnapshotLocks } from './lock-places.js';
 import type { OwnerRepoFacts } from './owner-repo.js';
 import type { SnapshotRepo } from './snapshots.js';
 
@@ -40,7 +41,10 @@ export interface RepoEvidence {
   owner: OwnerRepoFacts | null;
   /** `unknown` where Kilo's lock folder cannot be known (the state folder is not configured). */
   lock: LockState | { state: 'unknown' };
+  /** The lock folder the pass takes first (as it spells the repository), or the one found held. */
   lockDir: string | null;
+  /** The lock found held is no spelling of this repository's, and may be its lock all the same (rule 25). */
+  lockUnattributed?: true;
   /** Newest mtime of `seed.index` / `seed.index.lock`: Kilo is seeding the repository. */
   seedingMs: number | null;
   /** Seeding leftovers: the repository still borrows R's objects (never materialized). */
@@ -69,6 +73,12 @@ export interface EvidenceContext {
   lockHeldByUs?: boolean;
   /** R as found at gather time: the database is not read twice. */
   knownOwner?: string | null;
+  /** Kilo Code's lock folder and the spellings of the snapshot folder it may have hashed (null for opencode). */
+  locks?: SnapshotLocks | null;
+  /** What the lock folder held when the pass gathered. */
+  survey?: LockSurvey | null;
+  /** Every repository of the data folder the pass knows of: a held lock that none of them names may be any one's. */
+  known?: readonly string[];
 }
 
 export async function collectEvidence(repo: SnapshotRepo, ctx: EvidenceContext): Promise<RepoEvidence> {
@@ -87,7 +97,13 @@ export async function collectLocalEvidence(
   const stats = await lstatOrNull(repo.gitdir).catch(() => null);
   // opencode has no snapshot lock: taking one in its state folder would keep out no one.
   const locking = usesSnapshotLock(ctx.location.app);
-  const lockDir = locking && ctx.location.stateDir ? lockDirectory(ctx.location.stateDir, repo.gitdir) : null;
+  const lockDir = !locking
+    ? null
+    : ctx.locks
+      ? (lockDirsOf(ctx.locks, repo.gitdir)[0] as string)
+      : ctx.location.stateDir
+        ? lockDirectory(ctx.location.stateDir, repo.gitdir)
+        : null;
   const evidence: RepoEvidence = {
     repo,
     app: ctx.location.app,
@@ -132,7 +148,7 @@ export async function attachOwner(evidence: RepoEvidence, owners: OwnerSource): 
 async function gatherLocalFacts(evidence: RepoEvidence, ctx: Omit<EvidenceContext, 'owners'>): Promise<void> {
   const { repo, lockDir } = evidence;
   await readWorktree(evidence);
-  if (lockDir) evidence.lock = ctx.lockHeldByUs ? { state: 'free' } : await inspectLock(lockDir, ctx.nowMs);
+  if (lockDir) await readLock(evidence, ctx);
   evidence.seedingMs = await newestMtime([
     path.join(repo.gitdir, 'seed.index'),
     path.join(repo.gitdir, 'seed.index.lock'),
@@ -149,6 +165,23 @@ async function gatherLocalFacts(evidence: RepoEvidence, ctx: Omit<EvidenceContex
   const owner = ctx.knownOwner !== undefined ? { path: ctx.knownOwner } : ownerOf(evidence.managed, ctx.records);
   evidence.ownerPath = owner.path;
   if ('problem' in owner && owner.problem) evidence.ownerProblem = owner.problem;
+}
+
+/** The repository's lock under every spelling, and any held lock that may be its (rule 25); free under our own hold. */
+async function readLock(evidence: RepoEvidence, ctx: Omit<EvidenceContext, 'owners'>): Promise<void> {
+  if (ctx.lockHeldByUs) {
+    evidence.lock = { state: 'free' };
+    return;
+  }
+  if (!ctx.locks || !ctx.survey) {
+    evidence.lock = await inspectLock(evidence.lockDir as string, ctx.nowMs);
+    return;
+  }
+  const seen = lockOf(ctx.survey, ctx.locks, evidence.repo.gitdir);
+  if (seen.problem) throw new Error(seen.problem);
+  evidence.lock = seen.lock;
+  evidence.lockDir = seen.lockDir;
+  if (seen.unattributed) evidence.lockUnattributed = true;
 }
 
 async function readWorktree(evidence: RepoEvidence): Promise<void> {

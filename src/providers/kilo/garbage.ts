@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { garbageOf, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
 import { readRecordedWorktree } from './config-file.js';
 import type { RepoEvidence } from './evidence.js';
 import { garbageRefusal } from './judge.js';
-import { appName, lockDirectory, sha1hex, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
-import { inspectLock, type LockState } from './lock.js';
+import { appName, sha1hex, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
+import type { LockState } from './lock.js';
+import { lockOf, type LockSurvey, type SnapshotLocks } from './lock-places.js';
 import { garbageGuard } from './removal.js';
 
 /**
@@ -19,6 +19,7 @@ export async function repositoryGarbage(
   evidence: RepoEvidence,
   location: KiloLocation,
   homeOwner: Owner,
+  locks: KiloLockContext,
 ): Promise<RepositoryGarbage | null> {
   const { worktree, repo } = evidence;
   if (worktree === null || sha1hex(worktree) !== repo.name) return null;
@@ -29,8 +30,15 @@ export async function repositoryGarbage(
     root: snapshotRoot(location.dataDir),
     whose: `${appName(evidence.app)}'s checkpoint repository`,
     homeOwner,
-    ...refusalOrGuard(garbageRefusal(evidence), evidence.lockDir, evidence.app),
+    ...refusalOrGuard(garbageRefusal(evidence), repo.gitdir, evidence.app, locks),
   });
+}
+
+/** Kilo Code's lock folder of a data folder as the pass found it (all null for opencode, or an unknown state folder). */
+export interface KiloLockContext {
+  locks: SnapshotLocks | null;
+  survey: LockSurvey | null;
+  known: readonly string[];
 }
 
 /**
@@ -42,23 +50,26 @@ export async function legacyGarbage(
   location: KiloLocation,
   homeOwner: Owner,
   sourceProblem: string | undefined,
-  nowMs: number,
+  locks: KiloLockContext,
 ): Promise<RepositoryGarbage | null> {
   const recorded = await readRecordedWorktree(path.join(gitdir, 'config')).catch(() => null);
   if (recorded?.state !== 'recorded') return null;
   const locking = usesSnapshotLock(location.app);
-  const lockDir = locking && location.stateDir ? lockDirectory(location.stateDir, gitdir) : null;
   let lock: LockState | { state: 'unknown' } = locking ? { state: 'unknown' } : { state: 'free' };
+  let lockDir: string | null = null;
   let readProblem: string | undefined;
-  try {
-    if (lockDir) lock = await inspectLock(lockDir, nowMs);
-  } catch (err) {
-    readProblem = `the snapshot lock ${lockDir} cannot be read: ${errorMessage(err)}`;
+  let unattributed = false;
+  if (locking && locks.locks && locks.survey) {
+    const seen = lockOf(locks.survey, locks.locks, gitdir);
+    ({ lock, lockDir } = seen);
+    readProblem = seen.problem;
+    unattributed = seen.unattributed === true;
   }
   const refusal = garbageRefusal({
     app: location.app,
     lock,
     lockDir,
+    ...(unattributed ? { lockUnattributed: true as const } : {}),
     ...(sourceProblem ? { sourceProblem } : {}),
     ...(readProblem ? { readProblem } : {}),
   });
@@ -69,15 +80,16 @@ export async function legacyGarbage(
     root: snapshotRoot(location.dataDir),
     whose: `${appName(location.app)}'s old per-project checkpoint repository`,
     homeOwner,
-    ...refusalOrGuard(refusal, lockDir, location.app),
+    ...refusalOrGuard(refusal, gitdir, location.app, locks),
   });
 }
 
 function refusalOrGuard(
   refusal: ReturnType<typeof garbageRefusal>,
-  lockDir: string | null,
+  gitdir: string,
   app: KiloLocation['app'],
+  { locks, known }: KiloLockContext,
 ): Pick<Parameters<typeof garbageOf>[0], 'refusal' | 'guard'> {
   if (refusal) return { refusal };
-  return usesSnapshotLock(app) && lockDir ? { guard: garbageGuard(lockDir) } : {};
+  return usesSnapshotLock(app) && locks ? { guard: garbageGuard({ locks, gitdir, known }) } : {};
 }

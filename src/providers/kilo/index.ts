@@ -3,6 +3,7 @@ import { kiloSection } from './config.js';
 import { kiloSandbox } from './demo.js';
 import { kiloLocations, snapshotRoot } from './layout.js';
 import { KILO_DELETE } from './leftovers.js';
+import { KILO_VARIABLES } from './lock-places.js';
 import { KILO_ANCHORS } from './projects-anchor.js';
 import { kiloGather } from './provider.js';
 import { KILO_REASONS } from './reasons.js';
@@ -25,5 +26,7 @@ export const kilo: ProviderModule = {
   anchors: KILO_ANCHORS,
   worktreeSets: KILO_SETS,
   claimedNames: [KILO_DELETE],
+  // Kilo Code hashes its git folders' paths as its $HOME or $XDG_DATA_HOME spells them (rule 25).
+  processVariables: KILO_VARIABLES,
   ...kiloGather,
 };

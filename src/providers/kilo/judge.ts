@@ -80,13 +80,7 @@ function judgeRepoFacts(evidence: RepoEvidence, nowMs: number): OwnerJudgement {
   }
 
   const lock = evidence.lock;
-  if (lock.state === 'fresh') {
-    const holder = lock.pid === undefined ? '' : ` by pid ${lock.pid} on ${lock.hostname ?? 'an unknown host'}`;
-    return refused(
-      'kilo-lock-held',
-      `the snapshot lock ${evidence.lockDir} in ${possessive(app)} state folder is held${holder} (heartbeat ${Math.round(lock.ageMs / 1000)}s old)`,
-    );
-  }
+  if (lock.state === 'fresh') return refused('kilo-lock-held', lockHeld(evidence, lock));
   if (lock.state === 'unknown')
     return refused(
       'lock-location-unknown',
@@ -115,6 +109,20 @@ function managedPlaces(app: KiloApp | null): string {
   const data = `${possessive(app)} worktree folder <data>/worktree/<project>`;
   // opencode makes none in .kilo/worktrees; one there (Kilo Code's) still counts as managed.
   return app === 'opencode' ? data : `${data}, or a repository's .kilo/worktrees`;
+}
+
+/**
+ * A held lock, as a refusal names it: this repository's own (under whichever spelling of its path
+ * Kilo Code hashed), or one no known repository's spelling names, which may be this one's (rule 25).
+ */
+export function lockHeld(
+  evidence: Pick<RepoEvidence, 'app' | 'lockDir' | 'lockUnattributed'>,
+  lock: { ageMs: number; pid?: number; hostname?: string },
+): string {
+  const holder = lock.pid === undefined ? '' : ` by pid ${lock.pid} on ${lock.hostname ?? 'an unknown host'}`;
+  const held = `in ${possessive(evidence.app)} state folder is held${holder} (heartbeat ${Math.round(lock.ageMs / 1000)}s old)`;
+  if (!evidence.lockUnattributed) return `the snapshot lock ${evidence.lockDir} ${held}`;
+  return `the lock ${evidence.lockDir} ${held}, and no spelling of any repository's path the pass knows of names it: it may be this repository's, under a spelling of its path the pass cannot see`;
 }
 
 const possessive = (app: KiloApp | null): string => (app === null ? "Kilo Code's or opencode's" : `${appName(app)}'s`);
@@ -148,19 +156,17 @@ export function legacyJudgement(projectDir: string, nestedRepos: number, app: Ki
  * is held by a live process, or where that lock is cannot be known. No I/O.
  */
 export function garbageRefusal(
-  evidence: Pick<RepoEvidence, 'app' | 'lock' | 'lockDir' | 'sourceProblem' | 'readProblem'>,
+  evidence: Pick<RepoEvidence, 'app' | 'lock' | 'lockDir' | 'lockUnattributed' | 'sourceProblem' | 'readProblem'>,
 ): GarbageRefusal | undefined {
   const refuse = (reason: Reason, detail: string) => ({ decision: 'refused' as const, reason, detail });
   const { app, lock } = evidence;
   if (evidence.sourceProblem) return refuse('source-unreadable', evidence.sourceProblem);
   if (evidence.readProblem) return refuse('evidence-unreadable', evidence.readProblem);
-  if (lock.state === 'fresh') {
-    const holder = lock.pid === undefined ? '' : ` by pid ${lock.pid} on ${lock.hostname ?? 'an unknown host'}`;
+  if (lock.state === 'fresh')
     return refuse(
       'kilo-lock-held',
-      `the snapshot lock ${evidence.lockDir} in ${possessive(app)} state folder is held${holder} (heartbeat ${Math.round(lock.ageMs / 1000)}s old): the repository is being written`,
+      `${lockHeld(evidence, lock)}${evidence.lockUnattributed ? '' : ': the repository is being written'}`,
     );
-  }
   if (lock.state === 'unknown')
     return refuse(
       'lock-location-unknown',

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { errorCode, errorMessage } from '../../core/errors.js';
-import { lstatOrNull, lstatOrNullSync } from '../../safety/fs/stat.js';
+import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import { mkdirExclusiveSync, mkdirSync, writeFileExclusiveSync } from '../../safety/fs/write.js';
 import { readFileSync } from '../../safety/fs/read.js';
 import { asOwner, type Owner } from '../../safety/owners/owner.js';
@@ -35,10 +35,15 @@ export type LockState =
 
 /** What the lock folder says right now (read only). */
 export async function inspectLock(lockDir: string, nowMs: number): Promise<LockState> {
-  const folder = await lstatOrNull(lockDir);
+  return inspectLockSync(lockDir, nowMs);
+}
+
+/** The same, for a check that must not yield (just before a step that cannot be undone). */
+export function inspectLockSync(lockDir: string, nowMs: number): LockState {
+  const folder = lstatOrNullSync(lockDir);
   if (!folder) return { state: 'free' };
-  const heartbeat = await lstatOrNull(path.join(lockDir, 'heartbeat'));
-  const meta = heartbeat ? null : await lstatOrNull(path.join(lockDir, 'meta.json'));
+  const heartbeat = lstatOrNullSync(path.join(lockDir, 'heartbeat'));
+  const meta = heartbeat ? null : lstatOrNullSync(path.join(lockDir, 'meta.json'));
   const ageMs = nowMs - (heartbeat ?? meta ?? folder).mtimeMs;
   if (ageMs > STALE_MS) return { state: 'stale', ageMs };
   const holder = readMeta(path.join(lockDir, 'meta.json'));

@@ -9,13 +9,13 @@ import type { Owner } from '../../safety/owners/owner.js';
 import { mapLimit } from '../../util/limit.js';
 import { databaseFiles, readKiloRecords, type KiloRecords } from './database.js';
 import { attachOwner, collectLocalEvidence, type EvidenceContext } from './evidence.js';
-import { judgeRepo, legacyJudgement } from './judge.js';
-import { appName, kiloLocations, lockDirectory, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
+import { judgeRepo, legacyJudgement, lockHeld } from './judge.js';
+import { appName, kiloLocations, snapshotRoot, usesSnapshotLock, type KiloLocation } from './layout.js';
 import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
-import { inspectLock } from './lock.js';
+import { lockOf, snapshotLocksOf, surveyLocks } from './lock-places.js';
 import { OwnerRepos } from './owner-repo.js';
 import { checkpointRemoval } from './removal.js';
-import { legacyGarbage, repositoryGarbage } from './garbage.js';
+import { legacyGarbage, repositoryGarbage, type KiloLockContext } from './garbage.js';
 import { listSnapshots, type SnapshotListing } from './snapshots.js';
 
 /** Kilo Code and opencode: per-worktree checkpoint ("snapshot") repositories. */
@@ -103,11 +103,20 @@ async function gatherLocation(
     };
   }
 
-  // Quarantines first: they were proven dead when they were made, whatever the database says now.
+  // Kilo Code's lock folder, read once for the data folder, every spelling of every repository at once.
   const nowMs = ctx.now.getTime();
+  const locks = snapshotLocksOf(location, homeOwner.uid, ctx.processes, ctx.env);
+  const known = [
+    ...listing.repos.map((repo) => repo.gitdir),
+    ...listing.legacy.map((legacy) => legacy.path),
+    ...listing.quarantines.filter((each) => each.original).map((each) => path.join(each.projectDir, each.original)),
+  ];
+  const lockContext: KiloLockContext = { locks, survey: locks ? surveyLocks(locks, known, nowMs) : null, known };
+
+  // Quarantines first: they were proven dead when they were made, whatever the database says now.
   for (const quarantine of listing.quarantines)
     candidates.push({
-      ...(await quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, nowMs)),
+      ...quarantineCandidate(quarantine.path, quarantine.original, quarantine.projectDir, location, lockContext),
       homeOwner,
     });
 
@@ -136,6 +145,7 @@ async function gatherLocation(
     location,
     records,
     ...(sourceProblem ? { sourceProblem } : {}),
+    ...lockContext,
   };
   // Walked beside the git runs that read them, for the plan's inspection.
   ctx.measureAhead?.(listing.repos.map((repo) => repo.gitdir));
@@ -145,7 +155,8 @@ async function gatherLocation(
   for (const repoEvidence of evidence) {
     const judgement = judgeRepo(repoEvidence, nowMs);
     // A repository to be deleted takes its garbage with it; any other keeps its own, reported apart.
-    const garbage = judgement.decision === 'delete' ? null : await repositoryGarbage(repoEvidence, location, homeOwner);
+    const garbage =
+      judgement.decision === 'delete' ? null : await repositoryGarbage(repoEvidence, location, homeOwner, lockContext);
     candidates.push({
       provider: 'kilo',
       kind: 'checkpoint-repo',
@@ -158,7 +169,7 @@ async function gatherLocation(
     candidates.push(...(garbage?.candidates ?? []));
   }
   for (const legacy of listing.legacy) {
-    const garbage = await legacyGarbage(legacy.path, location, homeOwner, sourceProblem, nowMs);
+    const garbage = await legacyGarbage(legacy.path, location, homeOwner, sourceProblem, lockContext);
     const judgement: OwnerJudgement = sourceProblem
       ? { decision: 'refused', reason: 'source-unreadable', detail: sourceProblem }
       : legacyJudgement(legacy.path, legacy.nestedRepos, location.app);
@@ -188,13 +199,13 @@ function withGarbageNote(judgement: OwnerJudgement, garbage: RepositoryGarbage |
   return note === '' ? judgement : { ...judgement, detail: `${judgement.detail}${note}` };
 }
 
-async function quarantineCandidate(
+function quarantineCandidate(
   target: string,
   original: string,
   projectDir: string,
   location: KiloLocation,
-  nowMs: number,
-): Promise<Candidate> {
+  { locks, survey }: KiloLockContext,
+): Candidate {
   const candidate: Candidate = {
     provider: 'kilo',
     kind: 'quarantine',
@@ -206,21 +217,20 @@ async function quarantineCandidate(
       detail: `${path.basename(target)} is a checkpoint repository of ${appName(location.app)}, renamed for deletion, whose removal did not finish`,
     },
   };
-  // Kilo removes its quarantine under the lock of the repository it was; never race it.
-  if (location.stateDir && original && usesSnapshotLock(location.app)) {
-    const lockDir = lockDirectory(location.stateDir, path.join(projectDir, original));
-    // A lock folder that cannot be read does not hold back a quarantine (rule 11); a live one does.
-    const lock = await inspectLock(lockDir, nowMs).catch(() => ({ state: 'free' as const }));
-    if (lock.state === 'fresh') {
-      candidate.judgement = {
-        decision: 'refused',
-        reason: 'kilo-lock-held',
-        detail:
-          location.app === 'kilo'
-            ? `Kilo Code's snapshot lock ${lockDir} is held: Kilo Code may be removing ${path.basename(target)} itself`
-            : `the snapshot lock ${lockDir} in ${appName(location.app)}'s state folder is held: its holder may be removing ${path.basename(target)}`,
-      };
-    }
-  }
+  // Kilo removes its quarantine under the lock of the repository it was, under whichever spelling
+  // of its path it hashed; never race it. A lock folder that cannot be read does not hold back a
+  // quarantine (rule 11); a live lock does.
+  if (!original || !locks || !survey || !usesSnapshotLock(location.app)) return candidate;
+  const seen = lockOf(survey, locks, path.join(projectDir, original));
+  if (seen.lock.state !== 'fresh' || seen.problem) return candidate;
+  const held = lockHeld(
+    { app: location.app, lockDir: seen.lockDir, ...(seen.unattributed ? { lockUnattributed: true as const } : {}) },
+    seen.lock,
+  );
+  candidate.judgement = {
+    decision: 'refused',
+    reason: 'kilo-lock-held',
+    detail: `${held}: ${location.app === 'kilo' ? 'Kilo Code' : 'its holder'} may be removing ${path.basename(target)} itself`,
+  };
   return candidate;
 }

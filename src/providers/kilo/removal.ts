@@ -5,7 +5,8 @@ import { lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { collectEvidence, type EvidenceContext, type OwnerSource, type RepoEvidence } from './evidence.js';
-import { judgeRepo } from './judge.js';
+import { judgeRepo, lockHeld } from './judge.js';
+import { lockDirsOf, surveyLocks, type SnapshotLocks } from './lock-places.js';
 import { usesSnapshotLock } from './layout.js';
 import { acquireLock, LockBusyError, type HeldLock } from './lock.js';
 import { inspectOwnerRepo, recheckOwnerRepo, type OwnerRepoFacts } from './owner-repo.js';
@@ -24,13 +25,16 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
       async recheck(ctx: GuardContext): Promise<GuardHold> {
         const { gitdir } = judged.repo;
         const locking = usesSnapshotLock(judged.app);
-        if (locking && !judged.lockDir)
+        if (locking && !context.locks)
           throw new RemovalStopped(
             'refused',
             'lock-location-unknown',
             `the snapshot lock folder for ${gitdir} is not known`,
           );
-        const lock = locking && judged.lockDir ? await takeLock(judged.lockDir, ctx) : null;
+        const lock =
+          locking && context.locks
+            ? await takeLocks({ locks: context.locks, gitdir, known: context.known ?? [gitdir] }, ctx)
+            : null;
         try {
           const now = await collectEvidence(judged.repo, {
             ...context,
@@ -64,13 +68,71 @@ export function checkpointRemoval(judged: RepoEvidence, context: Omit<EvidenceCo
  * goes and held until it is gone, so that no Kilo Code process snapshots, materializes or collects
  * the repository meanwhile. A lock held by a live process stops it (`kilo-lock-held`).
  */
-export function garbageGuard(lockDir: string): NonNullable<Removal['guard']> {
+export function garbageGuard(scope: LockScope): NonNullable<Removal['guard']> {
   return {
     async recheck(ctx: GuardContext): Promise<GuardHold> {
-      const lock = await takeLock(lockDir, ctx);
+      const lock = await takeLocks(scope, ctx);
       return { assert: () => assertStillOurs(lock), release: async () => lock.release() };
     },
   };
+}
+
+/** A repository whose lock a guard takes, and what tells Kilo Code's spellings of it apart from others'. */
+export interface LockScope {
+  locks: SnapshotLocks;
+  gitdir: string;
+  /** Every repository of the data folder the pass knows of: their own locks do not stop this one. */
+  known: readonly string[];
+}
+
+/** The locks a guard holds, under every spelling of one repository. */
+interface HeldLocks {
+  assertHeld(): void;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the repository's lock under every spelling of its path Kilo Code could have hashed (rule
+ * 25): a Kilo Code process that spells it any of these ways then waits for the pass, as it waits
+ * for another Kilo Code. A Kilo Code whose spelling the pass cannot know (a `$HOME` it cannot see)
+ * makes a lock no known repository's spelling names: while one is held, taken or just before each
+ * step that cannot be undone, the removal stops.
+ */
+async function takeLocks(scope: LockScope, ctx: GuardContext): Promise<HeldLocks> {
+  const held: HeldLock[] = [];
+  const releaseAll = async () => {
+    for (const lock of held.splice(0).reverse()) await lock.release();
+  };
+  try {
+    for (const lockDir of lockDirsOf(scope.locks, scope.gitdir)) held.push(await takeLock(lockDir, ctx));
+    assertNoOtherLock(scope, held);
+  } catch (err) {
+    await releaseAll();
+    throw err;
+  }
+  const ours = [...held];
+  return {
+    assertHeld() {
+      for (const lock of ours) assertStillOurs(lock);
+      assertNoOtherLock(scope, ours);
+    },
+    release: releaseAll,
+  };
+}
+
+/** No held lock in the folder but ours and other repositories' own: one of unknown spelling may be this one's. */
+function assertNoOtherLock(scope: LockScope, ours: readonly HeldLock[]): void {
+  const mine = new Set(ours.map((lock) => lock.lockDir));
+  const survey = surveyLocks(scope.locks, scope.known, Date.now(), mine);
+  if (survey.problem) throw new RemovalStopped('refused', 'evidence-unreadable', survey.problem);
+  const other = survey.unattributed[0];
+  if (!other) return;
+  const lock = survey.held.get(other);
+  throw new RemovalStopped(
+    'refused',
+    'kilo-lock-held',
+    lockHeld({ app: 'kilo', lockDir: other, lockUnattributed: true }, lock ?? { ageMs: 0 }),
+  );
 }
 
 async function takeLock(lockDir: string, ctx: GuardContext): Promise<HeldLock> {
@@ -83,10 +145,11 @@ async function takeLock(lockDir: string, ctx: GuardContext): Promise<HeldLock> {
 }
 
 /** The lock still carries our token and a fresh heartbeat, or the removal stops (refused, not failed). */
-function assertStillOurs(lock: HeldLock | null): void {
+function assertStillOurs(lock: HeldLock | HeldLocks | null): void {
   try {
     lock?.assertHeld();
   } catch (err) {
+    if (err instanceof RemovalStopped) throw err;
     throw new RemovalStopped('refused', 'kilo-lock-held', errorMessage(err));
   }
 }

@@ -5,25 +5,7 @@ import { diffInventories } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';
 import { killGitMidPack } from '../../support/real-clis/git-garbage.js';
 import { git, lockDirOf, makeSnapshot, writeKiloLock } from './fixtures.js';
-import { runKilo, scene, snapshotOf, type Scene } from './scene.js';
-
-/** Everything that changed between two inventories but the garbage files and the folders that held them. */
-function expectOnlyGarbageGone(s: Scene, before: ReturnType<typeof snapshotOf>, garbage: string[]): void {
-  const diff = diffInventories(before, snapshotOf(s));
-  const gone = garbage.map((file) => path.relative(s.root, file));
-  expect(diff.removed.sort()).toEqual([...gone].sort());
-  const folders = new Set(gone.map((key) => path.dirname(key)));
-  // SQLite may touch its sidecars in the data folder, and Kilo's lock folder comes and goes in the
-  // state folder (made for it where there was none); nothing else may change.
-  const state = path.relative(s.root, s.state);
-  const aside = (key: string) =>
-    /\.db-(wal|shm)$/.test(key) ||
-    key === state ||
-    key.startsWith(`${state}${path.sep}`) ||
-    state.startsWith(`${key}${path.sep}`);
-  expect(diff.changed.filter((key) => !folders.has(key) && !aside(key))).toEqual([]);
-  expect(diff.added.filter((key) => !aside(key))).toEqual([]);
-}
+import { expectOnlyGarbageGone, runKilo, scene, snapshotOf, type Scene } from './scene.js';
 
 /** A live checkpoint repository of R itself, with real garbage left by a `git add` killed mid-pack. */
 async function liveRepoWithGarbage(s: Scene) {

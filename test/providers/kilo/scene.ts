@@ -1,3 +1,4 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { PassResult } from '../../../src/core/pass.js';
@@ -22,6 +23,33 @@ export function scene(app: 'kilo' | 'opencode' = 'kilo'): Scene {
   const paths = kiloPaths(home, app);
   const repo = makeRepo(path.join(root, 'projects', 'app'));
   return { root, ...paths, repo, projectId: projectIdOf(repo), work: tempDir('aj-kilo-run-') };
+}
+
+/** A scene whose home is reached through a link as well: `<root>/home -> <root>/data/home`. */
+export interface LinkedScene extends Scene {
+  /** `<root>/home`, the link; `home`, `data` and `state` are spelled canonically. */
+  link: string;
+  /** A path of the scene as spelled through the link. */
+  throughLink(p: string): string;
+}
+
+export function linkedScene(app: 'kilo' | 'opencode' = 'kilo'): LinkedScene {
+  const root = tempDir('aj-kilo-');
+  const home = path.join(root, 'data', 'home');
+  const link = path.join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  symlinkSync(home, link);
+  const paths = kiloPaths(home, app);
+  const repo = makeRepo(path.join(root, 'projects', 'app'));
+  return {
+    root,
+    ...paths,
+    repo,
+    projectId: projectIdOf(repo),
+    work: tempDir('aj-kilo-run-'),
+    link,
+    throughLink: (p) => path.join(link, path.relative(home, p)),
+  };
 }
 
 /** The environment of a pass whose user is not the home's owner: no XDG variable applies. */
@@ -86,4 +114,24 @@ export function expectOnlyRemoved(
   const parents = new Set([...gone.map((key) => path.dirname(key)), ...pinFolders]);
   expect(diff.changed.filter((key) => !parents.has(key) && !sqliteSidecar(key) && !lockFolder(key))).toEqual([]);
   expect(diff.added.filter((key) => !sqliteSidecar(key) && !lockFolder(key))).toEqual([]);
+}
+
+/**
+ * Asserts that between `before` and now exactly the garbage files went, and nothing changed but the
+ * folders that held them, SQLite's sidecars in the data folder and Kilo's lock folder (made for
+ * the pass's lock where there was none).
+ */
+export function expectOnlyGarbageGone(s: Scene, before: Map<string, Entry>, garbage: string[]): void {
+  const diff = diffInventories(before, snapshotOf(s));
+  const gone = garbage.map((file) => path.relative(s.root, file));
+  expect(diff.removed.sort()).toEqual([...gone].sort());
+  const folders = new Set(gone.map((key) => path.dirname(key)));
+  const state = path.relative(s.root, s.state);
+  const aside = (key: string) =>
+    /\.db-(wal|shm)$/.test(key) ||
+    key === state ||
+    key.startsWith(`${state}${path.sep}`) ||
+    state.startsWith(`${key}${path.sep}`);
+  expect(diff.changed.filter((key) => !folders.has(key) && !aside(key))).toEqual([]);
+  expect(diff.added.filter((key) => !aside(key))).toEqual([]);
 }
