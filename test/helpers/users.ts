@@ -15,13 +15,15 @@ const made: string[] = [];
 
 /**
  * Real users, each with a group of its own, no home made by useradd (a test makes the home it
- * needs where it needs it) and no login shell. Only root may call this.
+ * needs where it needs it; `home` is what the passwd database names, where given) and no login
+ * shell. Only root may call this.
  */
-export function addUsers(count: number): RealUser[] {
+export function addUsers(count: number, options: { home?: string } = {}): RealUser[] {
   const users: RealUser[] = [];
   for (let i = 0; i < count; i += 1) {
     const name = `aj${randomBytes(4).toString('hex')}${i}`;
-    execFileSync('useradd', ['--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', name], {
+    const home = options.home ? ['--home-dir', options.home] : [];
+    execFileSync('useradd', ['--no-create-home', ...home, '--user-group', '--shell', '/usr/sbin/nologin', name], {
       stdio: 'ignore',
     });
     made.push(name);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -88,9 +87,8 @@ describe("Kilo Code's snapshot lock under another spelling of the repository's p
   it('a Kilo Code of the home the passwd database names for its owner (the link), while the pass names it canonically', async () => {
     const s = linkedScene('kilo');
     const made = await twoLiveRepositories(s);
-    const [user] = addUsers(1);
+    const [user] = addUsers(1, { home: s.link });
     if (!user) throw new Error('no user was made');
-    execFileSync('usermod', ['--home', s.link, user.name]);
     giveTo(s.root, user);
     // The holder has no $HOME: only the passwd database says how Kilo Code spells the home.
     const held = await holdKiloLock(lockDirOf(s.state, s.throughLink(made.first)), null, user);
