@@ -104,18 +104,22 @@ export function resolveFrom(
 
 /**
  * The frames of a folder reached through a kernel link (`/proc/<pid>/cwd`): the folder, then each
- * folder above it, by `..` from the link itself, so that no spelling of it is needed. Null when it
- * cannot be looked at.
+ * folder above it, by `..` from the link itself, so that no spelling of it is needed, up to `root`
+ * (`/proc/<pid>/root`): the pass is not confined to a process's root, so its `..` would climb out
+ * of a container where the process's own `..` stays. Null when it cannot be looked at.
  */
-export function framesAbove(link: string): Frame[] | { why: string } {
+export function framesAbove(link: string, root?: string): Frame[] | { why: string } {
+  const top = root === undefined ? null : frameOf(root);
+  if (top && 'why' in top) return top;
   const frames: Frame[] = [];
   let at = link;
   for (let depth = 0; depth < 4096; depth += 1) {
-    const top = frameOf(at);
-    if ('why' in top) return top;
+    const here = frameOf(at);
+    if ('why' in here) return here;
     const last = frames[frames.length - 1];
-    if (last && sameIdentity(last.id, top.id)) break;
-    frames.push(top);
+    if (last && sameIdentity(last.id, here.id)) break;
+    frames.push(here);
+    if (top && sameIdentity(top.id, here.id)) break;
     at = `${at}/..`;
   }
   return frames.reverse();

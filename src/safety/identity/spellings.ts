@@ -17,7 +17,7 @@ function resolveAsProcess(procRoot: string, pid: number, named: string): Resolut
     return { state: 'unknown', why: `${root} cannot be looked at: ${errorMessage(err)}` };
   }
   if (path.isAbsolute(named)) return resolveFrom(root, named);
-  const start = framesAbove(path.join(dir, 'cwd'));
+  const start = framesAbove(path.join(dir, 'cwd'), root);
   if ('why' in start) return { state: 'unknown', why: start.why };
   return resolveFrom(root, named, { start });
 }

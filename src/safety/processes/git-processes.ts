@@ -46,8 +46,8 @@ export function readGitProcess(dir: string, pid: number, view: ProcessView): Git
   const unknown = (why: string) => {
     git.unresolved ??= why;
   };
-  const cwdFrames = framesAbove(path.join(dir, 'cwd'));
   const root = path.join(dir, 'root');
+  const cwdFrames = framesAbove(path.join(dir, 'cwd'), root);
   const cwd = view.cwd.startsWith('/') ? view.cwd : '/';
   const named: string[] = [];
   for (const arg of view.argv?.slice(1) ?? []) {
