@@ -3,7 +3,8 @@ import { readdirNamesSync } from '../fs/list.js';
 import { lstatOrNullSync, realpathSync } from '../fs/stat.js';
 import { framesAbove, resolveFrom, sameIdentity, type Identity, type Resolution } from '../identity/resolve.js';
 import { isInside } from '../inside.js';
-import { readLinkIfPresent, stripDeleted, type ProcessView } from './process-view.js';
+import { readKernelFileSync } from '../fs/read.js';
+import { classify, readLinkIfPresent, stripDeleted, type ProcessView } from './process-view.js';
 
 /** A running git process, and every place it names or holds: where it may be writing. */
 export interface GitProcess {
@@ -65,7 +66,7 @@ export function readGitProcess(dir: string, pid: number, view: ProcessView): Git
   git.paths = [...new Set([cwd, ...named.map((each) => path.resolve(cwd, each))])];
   if ('why' in cwdFrames) {
     unknown(cwdFrames.why);
-    return git;
+    return endedMeanwhile(dir) ? null : git;
   }
   git.reaches.push({ state: 'found', chain: cwdFrames.map((frame) => frame.id).reverse() });
   for (const each of new Set(named.filter((name) => name !== ''))) {
@@ -73,7 +74,21 @@ export function readGitProcess(dir: string, pid: number, view: ProcessView): Git
     if (reached.state === 'unknown') unknown(`process ${pid} names ${each}: ${reached.why}`);
     else git.reaches.push(reached);
   }
-  return git;
+  return git.unresolved !== undefined && endedMeanwhile(dir) ? null : git;
+}
+
+/**
+ * Whether a process whose places could not all be resolved has ended since the scan saw it (gone,
+ * or a zombie): then it works nowhere. One that cannot be looked at for any other reason is alive.
+ */
+function endedMeanwhile(dir: string): boolean {
+  try {
+    const stat = readKernelFileSync(path.join(dir, 'stat'));
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch (err) {
+    return classify(err) === 'gone';
+  }
 }
 
 /** The targets of a process's descriptors, as it names them (files it may be writing). */
