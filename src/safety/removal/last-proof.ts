@@ -80,13 +80,15 @@ export function takeLastProof(subject: ProofSubject, sinceMs: number, processes:
   const mounts = bindMountsOf(processes.mounts, canonical(subject.tree));
   if (mounts.length > 0)
     return { ...walked, stop: { reason: 'in-use', detail: `since it was judged, ${mounts.slice(0, 3).join('; ')}` } };
-  const git = subject.repository ? gitProcessesInside(processes.gitProcesses, subject.repository) : [];
+  // A single file's repository, or the tree itself: a git at work there holds nothing between its steps.
+  const area = subject.repository ?? subject.tree;
+  const git = gitProcessesInside(processes.gitProcesses, area);
   if (git.length > 0)
     return {
       ...walked,
       stop: {
         reason: 'in-use',
-        detail: `git process ${git.slice(0, 5).join(', ')} got to work in the repository ${subject.repository} after it was judged`,
+        detail: `git process ${git.slice(0, 5).join(', ')} got to work in ${subject.repository ? `the repository ${subject.repository}` : subject.judgedAt} after it was judged`,
       },
     };
   return walked;

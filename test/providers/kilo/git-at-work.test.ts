@@ -5,7 +5,7 @@ import { diffInventories } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';
 import { killGitMidPack } from '../../support/real-clis/git-garbage.js';
 import { repackBetweenSteps, type CaughtRepack } from '../../support/real-clis/git-at-work.js';
-import { git, makeRepo, makeSnapshot, sha1 } from './fixtures.js';
+import { addKiloWorktree, git, makeRepo, makeSnapshot, removeKiloWorktree, sha1 } from './fixtures.js';
 import { expectOnlyGarbageGone, linkedScene, runKilo, scene, snapshotOf, type Scene } from './scene.js';
 
 /**
@@ -112,5 +112,26 @@ describe("a git at work in opencode's checkpoint repository, seen by identity", 
 
     expect(itemAt(again.report, earlier)).toMatchObject({ verdict: 'deleted', reason: 'git-temporary' });
     expectOnlyGarbageGone(s, after, [earlier]);
+  }, 120_000);
+
+  it('keeps a whole dead checkpoint repository while a stopped git works in it, holding nothing there', async () => {
+    const s = scene();
+    const worktree = addKiloWorktree(s.repo, 'done');
+    const gitdir = makeSnapshot(s.data, s.projectId, worktree);
+    removeKiloWorktree(s.repo, worktree);
+    const repack = await repackBetweenSteps({ gitDir: gitdir, spelled: gitdir, hold: 'stop' });
+    const before = snapshotOf(s);
+
+    const { report } = await runKilo(s);
+
+    expect(itemAt(report, gitdir)).toMatchObject({ kind: 'checkpoint-repo', verdict: 'refused', reason: 'in-use' });
+    expect(itemAt(report, gitdir).detail).toContain(String(repack.pid));
+    expect(diffInventories(before, snapshotOf(s))).toEqual({ removed: [], changed: [], added: [] });
+
+    await repack.kill();
+    const again = await runKilo(s);
+
+    expect(itemAt(again.report, gitdir)).toMatchObject({ kind: 'checkpoint-repo', verdict: 'deleted' });
+    expect(existsSync(gitdir)).toBe(false);
   }, 120_000);
 });
