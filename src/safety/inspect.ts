@@ -91,8 +91,11 @@ export function inspectCandidate(
     const canonical = canonicalOrNull(target);
     facts.processesInside = union(pidsMatching(processes, target, canonical), watch?.pidsInside(target) ?? []);
     // A git at work in a tree that goes whole keeps it, holding a file there or not (rule 26).
-    if (candidate.removal?.type !== 'file')
-      facts.processesInside = union(facts.processesInside, gitProcessesInside(processes.gitProcesses, target));
+    if (candidate.removal?.type !== 'file') {
+      const repository = candidate.kind === 'checkpoint-repo';
+      const git = gitProcessesInside(processes.gitProcesses, target, { unresolvedCount: repository });
+      facts.processesInside = union(facts.processesInside, git);
+    }
     if (facts.processesInside.length > 0)
       facts.holders = describeProcesses(processes.procRoot, facts.processesInside.slice(0, HOLDERS_NAMED));
     facts.mountedElsewhere = bindMountsOf(processes.mounts, canonical ?? target);

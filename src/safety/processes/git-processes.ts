@@ -114,11 +114,15 @@ function openFiles(dir: string): string[] {
 
 /**
  * The git processes at work in a folder (rule 26): one whose places reach it by identity (itself,
- * or anything inside it), one that names it by its lexical or canonical path, and one whose places
- * cannot all be resolved while it could reach the folder (root's, the folder owner's, or of an
- * unknown user).
+ * or anything inside it), one that names it by its lexical or canonical path, and, for a
+ * repository, one whose places cannot all be resolved while it could reach the folder (root's, the
+ * folder owner's, or of an unknown user).
  */
-export function gitProcessesInside(gitProcesses: readonly GitProcess[], dir: string): number[] {
+export function gitProcessesInside(
+  gitProcesses: readonly GitProcess[],
+  dir: string,
+  { unresolvedCount = true }: { unresolvedCount?: boolean } = {},
+): number[] {
   const lexical = path.resolve(dir);
   let canonical: string | null = null;
   try {
@@ -133,7 +137,9 @@ export function gitProcessesInside(gitProcesses: readonly GitProcess[], dir: str
       (git) =>
         git.paths.some((p) => isInside(lexical, p) || (canonical !== null && isInside(canonical, p))) ||
         (identity !== null && git.reaches.some((reach) => reaches(reach, identity))) ||
-        (git.unresolved !== undefined && (git.uid === null || git.uid === 0 || git.uid === stats?.uid)),
+        (unresolvedCount &&
+          git.unresolved !== undefined &&
+          (git.uid === null || git.uid === 0 || git.uid === stats?.uid)),
     )
     .map((git) => git.pid);
   return [...new Set(pids)].sort((a, b) => a - b);

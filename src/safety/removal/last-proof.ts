@@ -82,7 +82,7 @@ export function takeLastProof(subject: ProofSubject, sinceMs: number, processes:
     return { ...walked, stop: { reason: 'in-use', detail: `since it was judged, ${mounts.slice(0, 3).join('; ')}` } };
   // A single file's repository, or the tree itself: a git at work there holds nothing between its steps.
   const area = subject.repository ?? subject.tree;
-  const git = gitProcessesInside(processes.gitProcesses, area);
+  const git = gitProcessesInside(processes.gitProcesses, area, { unresolvedCount: subject.repository !== undefined });
   if (git.length > 0)
     return {
       ...walked,
