@@ -5,6 +5,7 @@ import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../../helpers/inventory.js';
 import { pass, type PassSetup } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
+import { giveTo, type RealUser } from '../../helpers/users.js';
 
 /** Field 22 of /proc/<pid>/stat. */
 export function startOf(pid: number): string {
@@ -22,6 +23,9 @@ export const slugOf = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]/g, '-')
 /**
  * A home with Claude Code's state, and a `claude-<uid>` root of task output under a tmp folder of
  * the test's own (named by `providers.claude-code.tmpDir`), laid out as Claude Code writes it (src/providers/claude-code/README.md).
+ * With an `owner`, the world is that user's: every entry in it is handed to the owner before each
+ * pass, so the stand-in Claude Code processes of a test run as that user, and no pass over another
+ * test's root-owned home takes them for its owner's.
  */
 export interface ClaudeWorld {
   dir: string;
@@ -42,11 +46,14 @@ export interface ClaudeWorld {
   changes(before: ReturnType<typeof inventory>): ReturnType<typeof diffInventories>;
 }
 
-export function claudeWorld(options: { uid?: number; config?: Record<string, unknown> } = {}): ClaudeWorld {
+export function claudeWorld(options: { owner?: RealUser; config?: Record<string, unknown> } = {}): ClaudeWorld {
   const dir = tempDir('aj-claude-');
+  const owner = options.owner ?? null;
+  // Its owner's processes work in it (a project, a copied executable): the folder above must let them in.
+  if (owner) chmodSync(dir, 0o755);
   const home = path.join(dir, 'home');
   const tmp = path.join(dir, 'tmp');
-  const uid = options.uid ?? process.getuid?.() ?? 0;
+  const uid = owner?.uid ?? process.getuid?.() ?? 0;
   const root = path.join(tmp, `claude-${uid}`);
   const config = path.join(home, '.claude');
   mkdirSync(home, { recursive: true });
@@ -88,8 +95,10 @@ export function claudeWorld(options: { uid?: number; config?: Record<string, unk
       );
       return file;
     },
-    pass: (extra = {}) =>
-      pass({
+    pass: (extra = {}) => {
+      // What the test wrote since (sessions, records, links) is the owner's too, as Claude Code would have made it.
+      if (owner) giveTo(dir, owner);
+      return pass({
         dir,
         only: ['claude-code'],
         env: { HOME: home },
@@ -101,7 +110,8 @@ export function claudeWorld(options: { uid?: number; config?: Record<string, unk
           ...options.config,
           ...extra.config,
         },
-      }),
+      });
+    },
     snapshot: () => inventory(dir, { exclude: [path.join(dir, 'report'), path.join(dir, 'agent-janitor.yaml')] }),
     changes: (before) => diffInventories(before, world.snapshot()),
   };

@@ -1,25 +1,46 @@
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { afterEach } from 'vitest';
+import { isClaudeCodeProcess } from '../../../src/providers/claude-code/layout.js';
 import { waitFor } from '../../helpers/processes.js';
+import type { RealUser } from '../../helpers/users.js';
 
 const children: ChildProcess[] = [];
 
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+afterEach(async () => {
+  // Ended before the next test looks at /proc: a stand-in still dying would be a running Claude Code of its user.
+  await Promise.all(
+    children.splice(0).map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const ended = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return ended;
+    }),
+  );
 });
 
-/** A real child with an environment of its own (nothing of the test's but PATH), killed after the test. */
+/**
+ * A real child with an environment of its own (nothing of the test's but PATH), killed after the test.
+ * One that a pass takes for Claude Code (its executable `claude`, or `CLAUDECODE=1`) runs as `user`,
+ * in a world that user owns: every claude-code pass of the tests running beside it reads the running
+ * Claude Code of its home's owner, and must never find a stand-in of another test among them.
+ */
 export async function living(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; stdio?: StdioOptions } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; stdio?: StdioOptions; user?: RealUser } = {},
 ): Promise<ChildProcess & { pid: number }> {
+  const env = { PATH: process.env.PATH, ...options.env };
+  const vars = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  if (!options.user && isClaudeCodeProcess({ exe: command, argv: [command, ...args], vars }))
+    throw new Error(`a stand-in Claude Code (${command}) runs as a test user of its own, in a world that user owns`);
   const child = spawn(command, args, {
     cwd: options.cwd ?? '/',
-    env: { PATH: process.env.PATH, ...options.env },
+    env,
     stdio: options.stdio ?? 'ignore',
+    ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
   });
   children.push(child);
   const pid = child.pid as number;
@@ -36,12 +57,12 @@ export async function living(
 
 /**
  * A background shell as Claude Code starts one: `/bin/bash -c <script>` writing on its fds 1 and 2
- * to the task's output, carrying the session's variables.
+ * to the task's output, carrying the session's variables, run by `user`.
  */
-export function shellWriting(output: string, script: string, env: NodeJS.ProcessEnv) {
+export function shellWriting(output: string, script: string, env: NodeJS.ProcessEnv, user: RealUser) {
   const fd = openSync(output, 'a');
   try {
-    return living('/bin/bash', ['-c', script], { env, stdio: ['ignore', fd, fd] });
+    return living('/bin/bash', ['-c', script], { env, stdio: ['ignore', fd, fd], user });
   } finally {
     closeSync(fd);
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemAt } from '../../helpers/pass.js';
 import { waitFor } from '../../helpers/processes.js';
+import { addUsers, type RealUser } from '../../helpers/users.js';
 import { stateOf } from '../../support/real-clis/run.js';
 import { claudeWorld, slugOf } from './fixtures.js';
 import { living } from './processes.js';
@@ -20,11 +21,14 @@ function claudeExecutable(dir: string): string {
  * Rule 27 for Claude Code's registry of live sessions: every config folder a running Claude Code
  * names is read, one that cannot be reached is unknown (never empty), and a running Claude Code
  * keeps its project whatever the registries say (by identity, rule 25). Real processes, real
- * folders and links, a real pass.
+ * folders and links, a real pass. The stand-in Claude Code processes run as a user of their own,
+ * in a world that user owns (fixtures.ts).
  */
 describe('claude-code: every registry, and the projects of running Claude Code (rules 25 and 27)', () => {
+  const [owner] = addUsers(1) as [RealUser];
+
   it('reads the registry of every CLAUDE_CONFIG_DIR a running Claude Code carries, and keeps the live sessions it records', async () => {
-    const w = claudeWorld();
+    const w = claudeWorld({ owner });
     const work = path.join(w.home, '.claude-work');
     const alt = path.join(w.dir, 'profiles', 'alt');
     mkdirSync(path.join(work, 'sessions'), { recursive: true });
@@ -33,8 +37,8 @@ describe('claude-code: every registry, and the projects of running Claude Code (
     const byExecutable = w.session('/work/by-executable');
     const dead = w.session('/work/dead');
     // Neither process works in its project or holds anything in it: only its registry record keeps it.
-    const marked = await living('sleep', ['600'], { env: { CLAUDECODE: '1', CLAUDE_CONFIG_DIR: work } });
-    const named = await living(claudeExecutable(w.dir), ['600'], { env: { CLAUDE_CONFIG_DIR: alt } });
+    const marked = await living('sleep', ['600'], { env: { CLAUDECODE: '1', CLAUDE_CONFIG_DIR: work }, user: owner });
+    const named = await living(claudeExecutable(w.dir), ['600'], { env: { CLAUDE_CONFIG_DIR: alt }, user: owner });
     const recorded = [
       w.record({ pid: marked.pid, sessionId: byMark.sid, cwd: '/work/by-mark' }),
       w.record({ pid: named.pid, sessionId: byExecutable.sid, cwd: '/work/by-executable' }),
@@ -82,11 +86,11 @@ describe('claude-code: every registry, and the projects of running Claude Code (
   });
 
   it('refuses source-unreadable every session folder of the uid while the CLAUDE_CONFIG_DIR of a running Claude Code cannot be reached', async () => {
-    const w = claudeWorld();
+    const w = claudeWorld({ owner });
     const s = w.session('/work/shop');
     const work = path.join(w.home, '.claude-work');
     symlinkSync(path.join(w.dir, 'data-disk', '.claude-work'), work);
-    const claude = await living(claudeExecutable(w.dir), ['600'], { env: { CLAUDE_CONFIG_DIR: work } });
+    const claude = await living(claudeExecutable(w.dir), ['600'], { env: { CLAUDE_CONFIG_DIR: work }, user: owner });
     const before = w.snapshot();
 
     const { report } = await w.pass();
@@ -99,7 +103,7 @@ describe('claude-code: every registry, and the projects of running Claude Code (
   });
 
   it('keeps every session folder of the project a running (even stopped) Claude Code works in, by each spelling of its working directory, record or not', async () => {
-    const w = claudeWorld();
+    const w = claudeWorld({ owner });
     // The projects are reached through a link, as a home on a data disk is: /proc shows the
     // canonical path, the shell's PWD the linked one.
     const real = path.join(w.dir, 'disk');
@@ -115,6 +119,7 @@ describe('claude-code: every registry, and the projects of running Claude Code (
     const claude = await living(claudeExecutable(w.dir), ['600'], {
       cwd: path.join(linked, 'shop'),
       env: { PWD: path.join(linked, 'shop') },
+      user: owner,
     });
     // Stopped (Ctrl-Z) is alive (rule 26).
     process.kill(claude.pid, 'SIGSTOP');
@@ -123,6 +128,7 @@ describe('claude-code: every registry, and the projects of running Claude Code (
     await living('sleep', ['600'], {
       cwd: path.join(real, 'cart'),
       env: { CLAUDECODE: '1', PWD: path.join(linked, 'other') },
+      user: owner,
     });
     // A live record whose cwd is the linked spelling keeps the folder of the canonical one.
     w.record({ pid: process.pid, sessionId: randomUUID(), cwd: path.join(linked, 'cart') });
@@ -133,7 +139,7 @@ describe('claude-code: every registry, and the projects of running Claude Code (
     for (const kept of [byCwd, byPwd]) {
       expect(itemAt(report, kept.folder)).toMatchObject({ verdict: 'kept', reason: 'session-live' });
       expect(itemAt(report, kept.folder).detail).toContain(
-        `process ${claude.pid} (${path.join(w.dir, 'bin', 'claude')} 600, run by root) has its working directory in ${path.join(real, 'shop')}`,
+        `process ${claude.pid} (${path.join(w.dir, 'bin', 'claude')} 600, run by uid ${owner.uid} (${owner.name})) has its working directory in ${path.join(real, 'shop')}`,
       );
     }
     expect(itemAt(report, byRecord.folder)).toMatchObject({ verdict: 'kept', reason: 'session-live' });

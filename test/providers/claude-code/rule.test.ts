@@ -17,12 +17,19 @@ import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';
 import { waitFor } from '../../helpers/processes.js';
+import { addUsers, type RealUser } from '../../helpers/users.js';
 import { claudeWorld, pidDomain, slugOf, startOf } from './fixtures.js';
 import { deadPid, living, shellWriting } from './processes.js';
 
 const SESSION = 'CLAUDE_CODE_SESSION_ID';
 
 describe('claude-code: the session folders of claude-<uid>', () => {
+  // Whose the stand-in Claude Code processes are, and the worlds they run in (fixtures.ts).
+  const [owner] = addUsers(1) as [RealUser];
+  /** The owner as a report names a process's user, and as a pattern. */
+  const byOwner = `uid ${owner.uid} (${owner.name})`;
+  const byOwnerPattern = byOwner.replace(/[()]/g, '\\$&');
+
   it('deletes a dead session with its project folder, and keeps what a live registry record names by session or by project', async () => {
     const w = claudeWorld();
     const dead = w.session('/work/shop');
@@ -104,14 +111,18 @@ describe('claude-code: the session folders of claude-<uid>', () => {
   });
 
   it('keeps a session whose id a live process carries: kept while its Claude Code runs, refused in-use and held once it outlived it', async () => {
-    const w = claudeWorld();
+    const w = claudeWorld({ owner });
     const attended = w.session('/work/attended');
     const orphaned = w.session('/work/orphaned');
     const parent = deadPid();
     // Neither process has anything open in the folders: only their environment ties them to the session.
-    const child = await living('sleep', ['600'], { env: { [SESSION]: attended.sid, CLAUDE_PID: String(process.pid) } });
+    const child = await living('sleep', ['600'], {
+      env: { [SESSION]: attended.sid, CLAUDE_PID: String(process.pid) },
+      user: owner,
+    });
     const orphan = await living('sleep', ['600'], {
       env: { [SESSION]: orphaned.sid, CLAUDE_PID: String(parent), CLAUDECODE: '1' },
+      user: owner,
     });
     const before = w.snapshot();
 
@@ -119,11 +130,13 @@ describe('claude-code: the session folders of claude-<uid>', () => {
 
     expect(itemAt(report, attended.folder)).toMatchObject({ verdict: 'kept', reason: 'session-process-live' });
     expect(itemAt(report, attended.folder).detail).toContain(
-      `process ${child.pid} (sleep 600, run by root) carries ${SESSION}=${attended.sid}`,
+      `process ${child.pid} (sleep 600, run by ${byOwner}) carries ${SESSION}=${attended.sid}`,
     );
     const held = itemAt(report, orphaned.folder);
     expect(held).toMatchObject({ verdict: 'refused', reason: 'in-use' });
-    expect(held.detail).toContain(`process ${orphan.pid} (sleep 600, run by root) carries ${SESSION}=${orphaned.sid}`);
+    expect(held.detail).toContain(
+      `process ${orphan.pid} (sleep 600, run by ${byOwner}) carries ${SESSION}=${orphaned.sid}`,
+    );
     expect(held.detail).toContain(`its Claude Code (CLAUDE_PID=${parent}) is gone`);
     expect(held.detail).toContain(`stopping process ${orphan.pid} frees the space`);
     expect(held.bytes).toBeGreaterThan(0);
@@ -140,14 +153,15 @@ describe('claude-code: the session folders of claude-<uid>', () => {
   });
 
   it('refuses in-use a task output a background shell still writes after Claude Code died, naming the shell and its dead CLAUDE_PID; then reports the deleted output it holds open', async () => {
-    const w = claudeWorld();
+    const w = claudeWorld({ owner });
     const s = w.session('/work/runaway');
     const parent = deadPid();
-    const shell = await shellWriting(s.output, 'while :; do echo line; sleep 0.05; done', {
-      [SESSION]: s.sid,
-      CLAUDE_PID: String(parent),
-      CLAUDECODE: '1',
-    });
+    const shell = await shellWriting(
+      s.output,
+      'while :; do echo line; sleep 0.05; done',
+      { [SESSION]: s.sid, CLAUDE_PID: String(parent), CLAUDECODE: '1' },
+      owner,
+    );
     await waitFor(() => statSync(s.output).size > 100);
 
     const { report } = await w.pass();
@@ -156,7 +170,9 @@ describe('claude-code: the session folders of claude-<uid>', () => {
     expect(item).toMatchObject({ verdict: 'refused', reason: 'in-use' });
     // The shell, and the sleep it runs at that moment (which inherited its descriptors).
     expect(item.detail).toMatch(
-      new RegExp(`^process(es)? ${shell.pid} \\(/bin/bash -c while :; do echo line; sleep 0.05; done, run by root\\)`),
+      new RegExp(
+        `^process(es)? ${shell.pid} \\(/bin/bash -c while :; do echo line; sleep 0.05; done, run by ${byOwnerPattern}\\)`,
+      ),
     );
     expect(item.detail).toContain(`its Claude Code (CLAUDE_PID=${parent}) is gone`);
     expect(item.detail).toContain('frees the space');
@@ -171,7 +187,7 @@ describe('claude-code: the session folders of claude-<uid>', () => {
     expect(open.detail).toMatch(
       // The shell, and the sleep it may be running at that moment, which inherited its descriptors.
       new RegExp(
-        `^b1a2b3c4d\\.output was deleted, but process(es)? ${shell.pid} \\(/bin/bash -c [^;]*; do echo line; sleep 0.05; done, run by root; fd 1, 2; a background shell of session ${s.sid}, whose Claude Code \\(CLAUDE_PID=${parent}\\) is gone\\).* still holds? it open: [0-9.]+ (B|KiB|MiB) in use that no listing shows; stopping (process ${shell.pid}|those processes) frees the space$`,
+        `^b1a2b3c4d\\.output was deleted, but process(es)? ${shell.pid} \\(/bin/bash -c [^;]*; do echo line; sleep 0.05; done, run by ${byOwnerPattern}; fd 1, 2; a background shell of session ${s.sid}, whose Claude Code \\(CLAUDE_PID=${parent}\\) is gone\\).* still holds? it open: [0-9.]+ (B|KiB|MiB) in use that no listing shows; stopping (process ${shell.pid}|those processes) frees the space$`,
       ),
     );
     // The empty project folder waits for its writer.
