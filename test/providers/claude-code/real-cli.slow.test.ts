@@ -6,6 +6,7 @@ import { outcomeOfReport } from '../../../src/outputs/metrics/outcome.js';
 import { inventory } from '../../helpers/inventory.js';
 import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
+import { addUsers, type RealUser } from '../../helpers/users.js';
 import {
   backgroundTaskScript,
   CLAUDE_CODE,
@@ -32,7 +33,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-const uid = process.getuid?.() ?? 0;
+/**
+ * Each run of Claude Code is a user's of its own: a pass of another test over a root-owned home
+ * must not take it, or its shells, for root's running Claude Code.
+ */
+const claudeUser = (): RealUser => addUsers(1)[0] as RealUser;
 const slugOf = (dir: string) => dir.replace(/[^A-Za-z0-9]/g, '-');
 const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 const ppidOf = (pid: number) => {
@@ -51,9 +56,10 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
       ctx.skip(install.why);
     }
     const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
-    const cc = claudeIn(install.bin as string, sandbox, server.port);
+    const user = claudeUser();
+    const cc = claudeIn(install.bin as string, sandbox, server.port, { user });
     const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', PROJECT));
-    const root = path.join(sandbox.tmp, `claude-${uid}`);
+    const root = path.join(sandbox.tmp, `claude-${user.uid}`);
 
     const running = await startClaudeWithBackgroundTask(
       cc,
@@ -250,14 +256,15 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
     const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
     const own = path.join(sandbox.root, 'claude-tmp');
     sandbox.env.CLAUDE_CODE_TMPDIR = own;
-    const cc = claudeIn(install.bin as string, sandbox, server.port);
+    const user = claudeUser();
+    const cc = claudeIn(install.bin as string, sandbox, server.port, { user });
     const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
-    const root = path.join(own, `claude-${uid}`);
+    const root = path.join(own, `claude-${user.uid}`);
 
     const running = await startClaudeWithBackgroundTask(cc, cwd, 'echo finished', root);
     const exit = await new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
     expect(exit).toBe(0);
-    expect(existsSync(path.join(sandbox.tmp, `claude-${uid}`))).toBe(false);
+    expect(existsSync(path.join(sandbox.tmp, `claude-${user.uid}`))).toBe(false);
     expect(taskOutputs(root)).toEqual([running.output]);
     expect(readFileSync(running.output, 'utf8')).toBe('finished\n\n[exited with code 0]\n');
     expect(layoutOf(path.join(cc.config, 'sessions'))).toEqual([]);
@@ -277,9 +284,10 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
     if (!install.bin) ctx.skip(install.why);
     const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
     const work = path.join(sandbox.home, '.claude-work');
-    const cc = claudeIn(install.bin as string, sandbox, server.port, work);
+    const user = claudeUser();
+    const cc = claudeIn(install.bin as string, sandbox, server.port, { user, configDir: work });
     const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'shop'));
-    const root = path.join(sandbox.tmp, `claude-${uid}`);
+    const root = path.join(sandbox.tmp, `claude-${user.uid}`);
     const project = path.join(root, slugOf(cwd));
 
     // An earlier session of the project, ended cleanly: its record is gone, its output stays.

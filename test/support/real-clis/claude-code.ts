@@ -1,8 +1,22 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import { afterEach } from 'vitest';
+import { tempDir } from '../../helpers/temp.js';
+import { giveTo, type RealUser } from '../../helpers/users.js';
 import type { Reply, Turn } from './fake-model-server.mjs';
 import type { NpmCli } from './npm-cli.js';
-import { startRunning, treeOf, waitUntil } from './run.js';
+import { killHard, startRunning, stateOf, treeOf, waitUntil } from './run.js';
 import type { CliSandbox } from './sandbox.js';
 
 /**
@@ -22,14 +36,25 @@ export interface ClaudeCode {
   sandbox: CliSandbox;
   /** `~/.claude`, or the `CLAUDE_CONFIG_DIR` it runs with. */
   config: string;
+  /** Whom it runs as: the sandbox is that user's. */
+  user: RealUser;
 }
 
 /**
- * Claude Code on the fake Messages API. A first start needs `hasCompletedOnboarding`; no update or
- * telemetry traffic. With `configDir` (a second profile such as `~/.claude-work`), it runs with
- * `CLAUDE_CONFIG_DIR` set to it, where it then keeps its `.claude.json` and its registry.
+ * Claude Code on the fake Messages API, run by `user` in a sandbox that user owns: every
+ * claude-code pass of the tests running beside it reads the running Claude Code of its home's
+ * owner, and must never find this one (nor the shells it starts) among root's. A first start needs
+ * `hasCompletedOnboarding`; no update or telemetry traffic. With `configDir` (a second profile such
+ * as `~/.claude-work`), it runs with `CLAUDE_CONFIG_DIR` set to it, where it then keeps its
+ * `.claude.json` and its registry.
  */
-export function claudeIn(bin: string, sandbox: CliSandbox, port: number, configDir?: string): ClaudeCode {
+export function claudeIn(
+  installed: string,
+  sandbox: CliSandbox,
+  port: number,
+  options: { user: RealUser; configDir?: string },
+): ClaudeCode {
+  const { user, configDir } = options;
   const state = JSON.stringify({ hasCompletedOnboarding: true });
   writeFileSync(path.join(sandbox.home, '.claude.json'), state);
   if (configDir) {
@@ -43,7 +68,64 @@ export function claudeIn(bin: string, sandbox: CliSandbox, port: number, configD
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     ...(configDir ? { CLAUDE_CONFIG_DIR: configDir } : {}),
   });
-  return { bin, sandbox, config: configDir ?? path.join(sandbox.home, '.claude') };
+  giveTo(sandbox.root, user);
+  return { bin: reachableBy(installed), sandbox, config: configDir ?? path.join(sandbox.home, '.claude'), user };
+}
+
+/**
+ * The installed binary at a path any user may run it from (the cache of installs is root's alone):
+ * a hard link in a folder of its own, never handed to the user (a link shares the install's owner),
+ * or a copy where the cache is on another file system.
+ */
+function reachableBy(installed: string): string {
+  const dir = tempDir('aj-claude-bin-');
+  chmodSync(dir, 0o755);
+  const bin = path.join(dir, 'claude');
+  try {
+    linkSync(installed, bin);
+  } catch {
+    copyFileSync(installed, bin);
+    chmodSync(bin, 0o755);
+  }
+  return bin;
+}
+
+/** The users Claude Code ran as in this test: every process of theirs ends with it. */
+const runners = new Set<RealUser>();
+const started: ChildProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map(killHard));
+  // Its background shells and whatever they start meanwhile, Claude Code having died or not.
+  for (const user of runners)
+    await waitUntil(`the processes of ${user.name} to end`, () => {
+      const left = processesOf(user.uid);
+      for (const pid of left) kill(pid);
+      return left.length === 0;
+    });
+  runners.clear();
+});
+
+/** The processes the uid runs, zombies aside (dead, waiting for their parent). */
+function processesOf(uid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && stateOf(Number(name)) !== 'Z')
+    .filter((name) => {
+      try {
+        return /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1] === String(uid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
 }
 
 /** The exit code of a Claude Code run once it has ended (at once when it has). */
@@ -86,9 +168,10 @@ export interface RunningClaude {
 }
 
 /**
- * `claude -p <prompt> --allowedTools Bash` (as root, `--dangerously-skip-permissions` is refused)
- * with a background task running `command`; returns once the task's output has bytes. A `-p` run
- * waits for its background tasks before it exits.
+ * `claude -p <prompt> --allowedTools Bash` run by the sandbox's user (setpriv execs it: the pid is
+ * Claude Code's) with a background task running `command`; returns once the task's output has
+ * bytes. A `-p` run waits for its background tasks before it exits. The project, made by the test,
+ * is the user's first, as a user's own repository is.
  */
 export async function startClaudeWithBackgroundTask(
   cc: ClaudeCode,
@@ -96,11 +179,19 @@ export async function startClaudeWithBackgroundTask(
   command: string,
   root: string,
 ): Promise<RunningClaude> {
-  const child = startRunning(cc.bin, ['-p', backgroundPrompt(command), '--allowedTools', 'Bash'], {
-    cwd,
-    env: cc.sandbox.env,
-    timeoutMs: 300_000,
-  });
+  giveTo(cwd, cc.user);
+  runners.add(cc.user);
+  const asUser = [`--reuid=${cc.user.uid}`, `--regid=${cc.user.gid}`, '--clear-groups', '--'];
+  const child = startRunning(
+    'setpriv',
+    [...asUser, cc.bin, '-p', backgroundPrompt(command), '--allowedTools', 'Bash'],
+    {
+      cwd,
+      env: cc.sandbox.env,
+      timeoutMs: 300_000,
+    },
+  );
+  started.push(child);
   const before = new Set(taskOutputs(root));
   const output = await waitUntil(
     'the background task to write its output',
