@@ -106,6 +106,12 @@ export interface Candidate {
    */
   alsoWatch?: string[];
   /**
+   * Aged by the newest write of its files, not of its folders, while its owner's decision is
+   * `kept`: a repository only ever reported, in which the pass itself unlinks git's temporary
+   * files, which moves the mtime of their folder without any write of the owner's.
+   */
+  agedByFiles?: boolean;
+  /**
    * The owner of the home (or the location outside every home) the item was found in, as the
    * resolver of locations answered it (src/safety/owners/locations.ts): the item's top folder must be
    * this owner's or root's, and the item is judged, deleted and git-run as this owner (rule 20).

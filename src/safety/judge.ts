@@ -85,8 +85,11 @@ function signsOfLife(
       detail: `it can be entered at any time through a mount: ${mounted.slice(0, 3).join('; ')}`,
     };
   }
-  // An interrupted delete refreshed the folders of a quarantine, not its files: age it by those.
-  const newest = candidate.kind === 'quarantine' ? facts.newestFileWriteMs : facts.newestWriteMs;
+  // An interrupted delete refreshed the folders of a quarantine, not its files: age it by those; and
+  // a kept repository whose garbage a pass unlinked, by its files too (never one that may be deleted).
+  const byFiles =
+    candidate.kind === 'quarantine' || (candidate.agedByFiles === true && candidate.judgement.decision === 'kept');
+  const newest = byFiles ? facts.newestFileWriteMs : facts.newestWriteMs;
   if (newest !== null && nowMs - newest < policy.minAgeMs) {
     return {
       verdict: 'refused',

@@ -92,6 +92,8 @@ async function gatherLocation(
         root: location.dir,
         judgement: withNote(judgeHistory(facts), garbage),
         homeOwner,
+        // A pass that unlinks its garbage moves the mtime of objects/pack: no write of the tool's.
+        ...(garbage ? { agedByFiles: true } : {}),
       });
     candidates.push(...(garbage?.candidates ?? []));
     if (facts.tmp)
