@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { rejectUnusableReportDir } from '../config/report-folder.js';
+import { passPlaces, rejectUnusablePlaces } from '../config/own-places.js';
 import { rejectOverlaps } from './overlaps.js';
 import type { ConfigArgs } from './options.js';
 import { configFromArgs } from './pass-config.js';
@@ -8,11 +8,10 @@ import { configFromArgs } from './pass-config.js';
 export async function configCommand(args: ConfigArgs): Promise<number> {
   const effective = await configFromArgs(args);
   await rejectOverlaps(effective);
+  // What a pass checks of its folders before any work, checked here too.
+  await rejectUnusablePlaces(passPlaces(effective, args));
   const { source, ...config } = effective;
-  // What the pass checks of the report folder before it reads anything, checked here too.
-  const reportDirFrom =
-    args['report-dir'] !== undefined ? '--report-dir' : `${source ?? 'built-in defaults'}: reportDir`;
-  await rejectUnusableReportDir(config.reportDir, reportDirFrom);
   process.stdout.write(`# effective config (from ${source ?? 'built-in defaults'})\n${stringify(config)}`);
   return 0;
 }
+

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
+import { rejectUnusablePlaces } from '../config/own-places.js';
 import { UsageError } from '../core/errors.js';
 import { reconcile } from '../reconcile/reconcile.js';
 import { startHolders } from './demo-holders.js';
@@ -15,9 +16,13 @@ import { LOG_LEVEL, type DemoArgs } from './options.js';
 
 /** `agent-janitor demo`: builds a sandbox, runs a report-only pass and a real pass, prints both. */
 export async function demoCommand(args: DemoArgs): Promise<number> {
+  if (args.dir)
+    await rejectUnusablePlaces([
+      { kind: 'folder', path: path.resolve(args.dir), what: 'the sandbox folder', where: '--dir' },
+    ]);
   const root = args.dir ? path.resolve(args.dir) : await mkdtemp(path.join(os.tmpdir(), 'agent-janitor-demo-'));
   if ((await readdirOrEmpty(root)).length > 0)
-    throw new UsageError(`--dir ${root}: the folder must be absent or empty`);
+    throw new UsageError(`--dir: the sandbox folder ${root} must be absent or empty`);
   const home = path.join(root, 'home');
   await mkdir(home, 0o755);
   const old = new Date(Date.now() - 3 * 86_400_000);

@@ -1,3 +1,4 @@
+import { passPlaces, rejectUnusablePlaces } from '../config/own-places.js';
 import { PassBroke, reconcile } from '../reconcile/reconcile.js';
 import { terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
@@ -8,6 +9,7 @@ import { configFromArgs, passOptionsFrom } from './pass-config.js';
 /** `agent-janitor run`: one pass, its metrics (textfile, Pushgateway), then the exit code of the contract. */
 export async function runCommand(args: RunArgs): Promise<number> {
   const config = await configFromArgs(args);
+  await rejectUnusablePlaces(passPlaces(config, args));
   // A person at a terminal sees the pass advance on stderr; logs, stdout and pipes never do.
   const progress = terminalProgressFor(process.stderr, process.env, Boolean(args.json));
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.run, progress);

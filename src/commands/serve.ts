@@ -1,3 +1,4 @@
+import { passPlaces, rejectUnusablePlaces } from '../config/own-places.js';
 import { parseListen } from '../serve/listen.js';
 import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
@@ -19,8 +20,9 @@ export async function serveCommand(args: ServeArgs): Promise<number> {
       ? parseListen(args.listen, '--listen')
       : parseListen(config.serve.listen, `${where}: serve.listen`);
   await rejectOverlaps(config);
-  // What a pass would refuse, refused at start.
+  // What a pass would refuse, refused at start: not a server that fails every pass.
   selectProviders(PROVIDERS, config, args.only);
+  await rejectUnusablePlaces(passPlaces(config, args));
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.serve);
   await serveUntilSignal({
     pass: passOptionsFrom(args, config, log),

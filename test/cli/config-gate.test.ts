@@ -84,7 +84,7 @@ describe('agent-janitor config refuses what run and serve refuse', () => {
     const config = await runCli(['config', '--config', file]);
     expect([config.code, config.stderr]).toEqual([2, `agent-janitor: ${file}: reportDir: ${kernel}\n`]);
     const run = await runCli(['run', '--report-only', '--config', file]);
-    expect([run.code, run.stderr]).toEqual([2, `agent-janitor: ${kernel}\n`]);
+    expect([run.code, run.stderr]).toEqual([2, `agent-janitor: ${file}: reportDir: ${kernel}\n`]);
     const option = await runCli(['config', '--config', configFile('').file, '--report-dir', '/sys/agent-janitor/x']);
     expect([option.code, option.stderr]).toEqual([
       2,

@@ -237,8 +237,12 @@ describe('agent_janitor_held_bytes through the textfile collector', () => {
 describe('run --metrics-file when the pass cannot run', () => {
   it('a pass that throws exits 1 and still writes the file and the push: every provider down, no success', async () => {
     const dir = tempDir('aj-metrics-throw-');
-    const blocker = path.join(dir, 'not-a-folder');
-    writeFileSync(blocker, 'x');
+    // A folder where report.json goes: the report folder itself passes the checks made before any
+    // work, and the pass throws when it writes its report.
+    const reportDir = path.join(dir, 'report');
+    const blocker = path.join(reportDir, 'report.json');
+    mkdirSync(blocker, { recursive: true });
+    writeFileSync(path.join(blocker, 'x'), 'x');
     const textfile = path.join(dir, 'textfile', 'agent_janitor.prom');
     const gateway = await startPushgateway();
     const result = await runCli([
@@ -246,7 +250,7 @@ describe('run --metrics-file when the pass cannot run', () => {
       '--home',
       path.join(dir, 'home'),
       '--report-dir',
-      path.join(blocker, 'report'),
+      reportDir,
       '--metrics-file',
       textfile,
       '--pushgateway',

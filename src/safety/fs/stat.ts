@@ -64,10 +64,14 @@ export const fileSystemType = async (p: string): Promise<number> => (await named
 /** The same, synchronously, for /proc (`PROC_SUPER_MAGIC` for a procfs): the process scan is synchronous. */
 export const fileSystemTypeSync = (p: string): number => named(p, (at) => fs.statfsSync(at).type);
 
-/** Whether this process may create and remove entries in the folder `p` (W_OK and X_OK), or why not. */
-export async function writableOrWhy(p: string): Promise<string | null> {
+/**
+ * Whether this process may `change` the folder `p` (create and remove entries in it: W_OK and X_OK)
+ * or `list` it (R_OK and X_OK), or the error code that says why not.
+ */
+export async function folderAccessOrWhy(p: string, need: 'change' | 'list'): Promise<string | null> {
+  const mode = need === 'list' ? fs.constants.R_OK | fs.constants.X_OK : fs.constants.W_OK | fs.constants.X_OK;
   try {
-    await namedAsync(p, (at) => fsp.access(at, fs.constants.W_OK | fs.constants.X_OK));
+    await namedAsync(p, (at) => fsp.access(at, mode));
     return null;
   } catch (err) {
     return errorCode(err) ?? 'EACCES';

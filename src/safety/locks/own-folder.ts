@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError, errorCode } from '../../core/errors.js';
-import { fileSystemType, lstatOrNull, readlinkSync, statOrNull, writableOrWhy } from '../fs/stat.js';
+import { fileSystemType, folderAccessOrWhy, lstatOrNull, readlinkSync, statOrNull } from '../fs/stat.js';
 import { mkdirOne } from '../fs/write.js';
 
 /** A folder the pass keeps its own files in cannot be used: one line naming it and why; exit 1. */
@@ -44,9 +44,10 @@ const user = (): string => (process.geteuid ? `uid ${process.geteuid()}` : 'this
 
 /**
  * Makes sure `dir` is a folder this pass can keep files in, creating it and its parents when they
- * are absent. `what` names it for the person reading the error (`the report folder`). A folder on a
- * kernel file system can never work: bad usage (UsageError, exit 2). One that runs through a file,
- * or that the pass may not create or write, is UnusableFolderError (exit 1).
+ * are absent. `what` names it for the person reading the error (`the report folder`). A folder on a kernel file system can never work: bad usage
+ * (UsageError, exit 2). One that runs through a file, or that the pass may not create or write, is
+ * UnusableFolderError (exit 1): the commands refuse it before any work (ownFolderProblem), so only
+ * a folder that changed since is left to this.
  */
 export async function prepareOwnFolder(dir: string, what: string): Promise<void> {
   const target = path.resolve(dir);
@@ -64,19 +65,41 @@ export async function prepareOwnFolder(dir: string, what: string): Promise<void>
       );
     }
   }
-  const refused = await writableOrWhy(target);
-  if (refused)
-    throw new UnusableFolderError(`${what} ${target} cannot be written as ${user()}: ${WHY[refused] ?? refused}`);
+  const refused = await folderAccessOrWhy(target, 'change');
+  if (refused) throw new UnusableFolderError(cannotBeWritten(what, target, refused));
 }
 
 /**
- * Why `dir` can never hold a file (it is, or would be made, on a kernel file system), or null.
- * It only looks: nothing is created. `what` names it (`the report folder`).
+ * Why `dir` could not be made this pass's own folder, in one line naming it, or null: what
+ * prepareOwnFolder would refuse or fail on (a kernel file system, a file or a broken link on its
+ * path, a folder this user may not create, write or list), found before any work. It only looks:
+ * nothing is created. `what` names it (`the report folder`).
  */
-export async function kernelFolderProblem(dir: string, what: string): Promise<string | null> {
+export async function ownFolderProblem(dir: string, what: string): Promise<string | null> {
   const target = path.resolve(dir);
-  return kernelProblem((await nearestExisting(target, what)).path, target, what);
+  let existing: { path: string };
+  try {
+    existing = await nearestExisting(target, what);
+  } catch (err) {
+    if (err instanceof UnusableFolderError) return err.message;
+    throw err;
+  }
+  const kernel = await kernelProblem(existing.path, target, what);
+  if (kernel) return kernel;
+  if (existing.path !== target) {
+    const refused = await folderAccessOrWhy(existing.path, 'change');
+    return refused ? `${what} ${target} cannot be created in ${existing.path} as ${user()}: ${whyOf(refused)}` : null;
+  }
+  const unwritable = await folderAccessOrWhy(target, 'change');
+  if (unwritable) return cannotBeWritten(what, target, unwritable);
+  const unreadable = await folderAccessOrWhy(target, 'list');
+  return unreadable ? `${what} ${target} cannot be read as ${user()}: ${whyOf(unreadable)}` : null;
 }
+
+const whyOf = (code: string): string => WHY[code] ?? code;
+
+const cannotBeWritten = (what: string, target: string, code: string): string =>
+  `${what} ${target} cannot be written as ${user()}: ${whyOf(code)}`;
 
 async function kernelProblem(existing: string, target: string, what: string): Promise<string | null> {
   const kernel = KERNEL_FILE_SYSTEMS.get(await fileSystemType(existing));

@@ -30,28 +30,25 @@ function passAs(uid: number, reportDir: string): Promise<CliResult> {
   return collect(child, 20_000);
 }
 
-/** One line on stderr, nothing on stdout. */
-function expectOneLine(result: CliResult, code: number, text: string): void {
-  expect(result.code, result.stderr).toBe(code);
+/** Refused before any work: exit 2, one line on stderr naming the option, nothing on stdout. */
+function expectOneLine(result: CliResult, text: string, option = '--report-dir'): void {
+  expect(result.code, result.stderr).toBe(2);
   expect(result.stdout).toBe('');
-  expect(result.stderr.trimEnd().split('\n')).toEqual([`agent-janitor: ${text}`]);
+  expect(result.stderr.trimEnd().split('\n')).toEqual([`agent-janitor: ${option}: ${text}`]);
 }
 
-describe('a report folder the pass cannot use: one line naming it and why, and no hang', () => {
+describe('a report folder the pass cannot use: refused before any work, one line naming it and why, no hang', () => {
   it('is refused on the kernel’s file systems before anything is created (Node’s recursive mkdir never ends on /proc)', async () => {
     expectOneLine(
       await passInto('/proc/agent-janitor'),
-      2,
       "the report folder /proc/agent-janitor is on the kernel's proc file system, where no file can be kept",
     );
     expectOneLine(
       await passInto('/proc/self/x/y'),
-      2,
       "the report folder /proc/self/x/y is on the kernel's proc file system, where no file can be kept",
     );
     expectOneLine(
       await passInto('/sys/agent-janitor'),
-      2,
       "the report folder /sys/agent-janitor is on the kernel's sysfs file system, where no file can be kept",
     );
   });
@@ -60,11 +57,10 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
     const dir = tempDir('aj-own-');
     const file = path.join(dir, 'report');
     writeFileSync(file, 'not a folder\n');
-    expectOneLine(await passInto(file), 1, `the report folder ${file} cannot be used: ${file} is a file, not a folder`);
+    expectOneLine(await passInto(file), `the report folder ${file} cannot be used: ${file} is a file, not a folder`);
     const below = path.join(file, 'deeper', 'still');
     expectOneLine(
       await passInto(below),
-      1,
       `the report folder ${below} cannot be used: ${file}, on its path, is a file, not a folder`,
     );
   });
@@ -77,13 +73,11 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
     const leadsNowhere = `a symbolic link to ${nowhere} that leads nowhere`;
     expectOneLine(
       await passInto(dangling),
-      1,
       `the report folder ${dangling} cannot be used: ${dangling} is ${leadsNowhere}`,
     );
     const below = path.join(dangling, 'deeper');
     expectOneLine(
       await passInto(below),
-      1,
       `the report folder ${below} cannot be used: ${dangling}, on its path, is ${leadsNowhere}`,
     );
     expect(existsSync(path.join(dir, 'gone'))).toBe(false);
@@ -92,34 +86,26 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
     symlinkSync('other', loop);
     symlinkSync('loop', path.join(dir, 'other'));
     const loops = 'a symbolic link that loops back on itself';
-    expectOneLine(await passInto(loop), 1, `the report folder ${loop} cannot be used: ${loop} is ${loops}`);
+    expectOneLine(await passInto(loop), `the report folder ${loop} cannot be used: ${loop} is ${loops}`);
     const inLoop = path.join(loop, 'report');
     expectOneLine(
       await passInto(inLoop),
-      1,
       `the report folder ${inLoop} cannot be used: ${loop}, on its path, is ${loops}`,
     );
 
-    // The metrics file's folder the same way: the pass and its report are done, only the metrics fail.
-    const reportDir = path.join(dir, 'report');
+    // The metrics file's folder the same way, refused before any work.
     for (const [folder, said] of [
       [dangling, `${dangling} is ${leadsNowhere}`],
       [inLoop, `${loop}, on its path, is ${loops}`],
     ] as const) {
-      const result = await passInto(reportDir, [
+      const file = path.join(folder, 'metrics.prom');
+      expectOneLine(
+        await passInto(path.join(dir, 'report'), ['--metrics-file', file]),
+        `the metrics file ${file} cannot be written: its folder ${folder} cannot be used: ${said}`,
         '--metrics-file',
-        path.join(folder, 'metrics.prom'),
-        '--log-level',
-        'error',
-      ]);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toContain('would reclaim 0 B');
-      const logged = result.stderr
-        .trimEnd()
-        .split('\n')
-        .map((line) => (JSON.parse(line) as { err: string }).err);
-      expect(logged).toEqual([`the metrics file’s folder ${folder} cannot be used: ${said}`]);
+      );
     }
+    expect(existsSync(path.join(dir, 'report'))).toBe(false);
   });
 
   it.runIf(isRoot)(
@@ -132,11 +118,10 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
       const result = await passAs(NOBODY, path.join(closed, 'report'));
       expectOneLine(
         result,
-        1,
         `the report folder ${path.join(closed, 'report')} cannot be created in ${closed} as uid ${NOBODY}: permission denied`,
       );
       const again = await passAs(NOBODY, closed);
-      expectOneLine(again, 1, `the report folder ${closed} cannot be written as uid ${NOBODY}: permission denied`);
+      expectOneLine(again, `the report folder ${closed} cannot be written as uid ${NOBODY}: permission denied`);
       expect(readdirSync(closed)).toEqual([]);
     },
   );
@@ -149,13 +134,11 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
     try {
       expectOneLine(
         await passInto(mount),
-        1,
         `the report folder ${mount} cannot be written as uid 0: it is on a read-only file system`,
       );
       const inside = path.join(mount, 'report');
       expectOneLine(
         await passInto(inside),
-        1,
         `the report folder ${inside} cannot be created in ${mount} as uid 0: it is on a read-only file system`,
       );
     } finally {
@@ -163,19 +146,13 @@ describe('a report folder the pass cannot use: one line naming it and why, and n
     }
   });
 
-  it('a metrics file on /proc fails the metrics alone: the pass and its report are done, exit 1, no hang', async () => {
+  it('a metrics file on /proc is refused before any work: no report, no hang', async () => {
     const reportDir = path.join(tempDir('aj-own-'), 'report');
-    const result = await passInto(reportDir, [
+    expectOneLine(
+      await passInto(reportDir, ['--metrics-file', '/proc/agent-janitor/metrics.prom']),
+      "the metrics file /proc/agent-janitor/metrics.prom cannot be written: its folder /proc/agent-janitor is on the kernel's proc file system, where no file can be kept",
       '--metrics-file',
-      '/proc/agent-janitor/metrics.prom',
-      '--log-level',
-      'error',
-    ]);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain('would reclaim 0 B');
-    expect(result.stderr).toContain(
-      "the metrics file’s folder /proc/agent-janitor is on the kernel's proc file system",
     );
-    expect(existsSync(path.join(reportDir, 'report.json'))).toBe(true);
+    expect(existsSync(reportDir)).toBe(false);
   });
 });
