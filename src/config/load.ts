@@ -25,7 +25,8 @@ export interface LoadOptions {
 
 /** Reads, validates and completes the config; every error names the file and the key. */
 export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig> {
-  const file = options.file ?? options.env.AGENT_JANITOR_CONFIG ?? null;
+  // An empty variable names no file (a unit's `Environment=AGENT_JANITOR_CONFIG=`), as it does in a shell.
+  const file = options.file ?? (options.env.AGENT_JANITOR_CONFIG || null);
   const raw = file === null ? {} : await readConfigFile(path.resolve(file));
   const where = file === null ? 'built-in defaults' : path.resolve(file);
   const checked = await configSchema.safeParseAsync(raw);
@@ -84,13 +85,15 @@ function complete(data: ParsedConfig, source: string | null, options: LoadOption
   const reportDir = overrides.reportDir ?? data.reportDir ?? defaultReportDir(env, home, isRoot);
   const metrics = { ...data.metrics };
   if (overrides.metricsFile !== undefined) metrics.textfile = overrides.metricsFile;
+  // Paths as a pass uses them, relative to the folder it starts in: what `config` prints is what runs.
+  if (metrics.textfile !== undefined) metrics.textfile = path.resolve(expandTilde(metrics.textfile, home));
   if (pushgateway?.success) {
     metrics.pushgateway = { url: pushgateway.data, job: metrics.pushgateway?.job ?? 'agent-janitor' };
   }
   return {
     ...data,
     providers: data.providers as EffectiveConfig['providers'],
-    homes: homes.map((entry) => expandTilde(entry, home)),
+    homes: homes.map((entry) => path.resolve(expandTilde(entry, home))),
     minAge: overrides.minAge ?? data.minAge,
     reportDir: path.resolve(expandTilde(reportDir, home)),
     metrics,
