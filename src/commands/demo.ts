@@ -48,10 +48,10 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
       process.stdout.write(`Live process ${pid} writes into ${heldOpen[k]} until the demo ends\n`);
     process.stdout.write('\n== report-only pass ==\n');
     const dry = await reconcile({ config, providers: PROVIDERS, reportOnly: true, log, env: { HOME: home } });
-    process.stdout.write(renderSummary(dry.report, config.reportDir));
+    process.stdout.write(renderSummary(dry.report, config.reportDir, dry.delivery.errors));
     process.stdout.write('\n== real pass ==\n');
     const real = await reconcile({ config, providers: PROVIDERS, reportOnly: false, log, env: { HOME: home } });
-    process.stdout.write(renderSummary(real.report, config.reportDir));
+    process.stdout.write(renderSummary(real.report, config.reportDir, real.delivery.errors));
     process.stdout.write(`\nTry: agent-janitor report --config ${configFile}\n`);
     return real.exitCode;
   } finally {

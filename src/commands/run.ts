@@ -26,6 +26,8 @@ export async function runCommand(args: RunArgs): Promise<number> {
     progress?.finish();
   }
   const { report } = pass;
-  process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, config.reportDir));
+  process.stdout.write(
+    args.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, config.reportDir, pass.delivery.errors),
+  );
   return pass.exitCode;
 }

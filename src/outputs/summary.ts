@@ -1,11 +1,20 @@
 import { isHeld } from '../core/held.js';
 import type { Report } from '../core/types.js';
-import { formatBytes, formatItems } from '../util/format.js';
+import { escapedItem } from '../core/escape.js';
+import { formatBytes, formatCount, formatItems } from '../util/format.js';
 
-/** The few lines `run` prints on stdout for a person. */
-export function renderSummary(report: Report, reportDir: string): string {
+/** How many of the largest deletions the summary names. */
+const LARGEST_SHOWN = 5;
+
+/**
+ * The few lines `run` prints on stdout for a person: the largest items the pass deleted (or would
+ * delete), then the totals, what stopped the rest, and each metrics output that failed
+ * (`metricsErrors`), which is what made the exit 1 when nothing else failed.
+ */
+export function renderSummary(report: Report, reportDir: string, metricsErrors: readonly string[] = []): string {
   const t = report.totals;
   const lines = [
+    ...largestDeletions(report),
     report.mode === 'delete'
       ? `agent-janitor: reclaimed ${formatBytes(t.reclaimedBytes)} (${t.deleted} deleted)`
       : `agent-janitor (report only): would reclaim ${formatBytes(t.wouldReclaimBytes)} (${formatItems(t.wouldDelete)})`,
@@ -26,6 +35,7 @@ export function renderSummary(report: Report, reportDir: string): string {
   const unfinished = report.items.filter((i) => i.verdict === 'unfinished');
   for (const item of unfinished.slice(0, 10)) lines.push(`  unfinished: ${item.path ?? item.kind} (${item.reason})`);
   if (unfinished.length > 10) lines.push(`  … and ${unfinished.length - 10} more unfinished`);
+  for (const error of metricsErrors) lines.push(`  metrics not delivered, so the exit is 1: ${error}`);
   lines.push(`  report: ${reportDir}/report.md`);
   return `${lines.join('\n')}\n`;
 }
@@ -40,4 +50,22 @@ function byReason(report: Report, verdict: 'refused' | 'unfinished'): string {
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([reason, n]) => `${reason} ${n}`);
   return ` (${parts.join(', ')})`;
+}
+
+/** "deleted, largest first (5 of 35):" and a line for each: its bytes, path and reason. */
+function largestDeletions(report: Report): string[] {
+  const verdict = report.mode === 'delete' ? 'deleted' : 'would-delete';
+  const gone = report.items.filter((item) => item.verdict === verdict);
+  if (gone.length === 0) return [];
+  const largest = [...gone]
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, LARGEST_SHOWN)
+    .map(escapedItem);
+  const sizes = largest.map((item) => formatBytes(item.bytes));
+  const width = Math.max(...sizes.map((size) => size.length));
+  const heading = report.mode === 'delete' ? 'deleted' : 'would delete';
+  return [
+    `${heading}, largest first (${largest.length} of ${formatCount(gone.length)}):`,
+    ...largest.map((item, k) => `  ${sizes[k]?.padStart(width)}  ${item.path ?? item.kind} (${item.reason})`),
+  ];
 }

@@ -27,7 +27,8 @@ describe('run --report-only says how much it would free, and what live processes
     const bytes = planned.items.reduce((sum, item) => sum + item.bytes, 0);
     expect(bytes).toBeGreaterThan(500_000);
     expect(planned.totals).toMatchObject({ wouldDelete: 2, wouldReclaimBytes: bytes, reclaimedBytes: 0 });
-    expect(dry.stdout.split('\n')[0]).toBe('agent-janitor (report only): would reclaim 488.3 KiB (2 items)');
+    // After the largest items it would delete, the totals.
+    expect(dry.stdout.split('\n')[3]).toBe('agent-janitor (report only): would reclaim 488.3 KiB (2 items)');
     const markdown = readFileSync(path.join(w.reportDir, 'report.md'), 'utf8').split('\n');
     expect(markdown[4]).toBe('**Would reclaim 488.3 KiB** (2 items).');
     expect(markdown).toContain('| watchfire | 488.3 KiB | 2 | 0 B |');
