@@ -82,7 +82,7 @@ export function readCommandLine(argv: readonly string[]): Invocation | null {
     .epilogue(ALL_COMMANDS_EPILOGUE)
     // Help and the version win over any error on the line: yargs prints them, then reads on.
     .fail((message, err) => {
-      failure ??= new UsageError(oneLine(err?.message || message));
+      failure ??= new UsageError(withSuggestion(oneLine(err?.message || message)));
     })
     .help('help')
     .alias('help', 'h')
@@ -141,7 +141,45 @@ const hasFlags = (table: Readonly<Record<string, Options>>) =>
 
 function commandNamed(given: string | undefined): CommandName | undefined {
   if (given === undefined || (NAMES as string[]).includes(given)) return given as CommandName | undefined;
-  throw new UsageError(`unknown command ${given}; ${THE_COMMANDS}`);
+  throw new UsageError(unknownCommand(given));
+}
+
+const unknownCommand = (given: string): string => {
+  const near = nearestCommand(given);
+  return `unknown command ${given}${near ? ` (did you mean ${near}?)` : ''}; ${THE_COMMANDS}`;
+};
+
+/** yargs words an unknown command by WORDING; the one it names gets the command it may have meant. */
+function withSuggestion(message: string): string {
+  const given = /^unknown command (\S+); /.exec(message)?.[1];
+  return given === undefined ? message : unknownCommand(given);
+}
+
+/** How far a typo may be from a command (letters added, dropped or changed) for it to be suggested. */
+const SUGGEST_WITHIN = 2;
+
+/** The command nearest to `given` by edit distance, when one is near enough (`rn` → `run`); the first of equals. */
+function nearestCommand(given: string): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const name of [...NAMES, 'help']) {
+    const distance = editDistance(given.toLowerCase(), name);
+    if (distance <= SUGGEST_WITHIN && (best === null || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name ?? null;
+}
+
+/** Levenshtein distance: the fewest letters added, dropped or changed to make `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, k) => k);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const change = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, change));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 /**

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { readFile } from '../safety/fs/read.js';
-import { ConfigError, errorMessage } from '../core/errors.js';
+import { ConfigError, errorCode, errorMessage } from '../core/errors.js';
 import { parseDuration } from '../util/duration.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { describeIssue } from '../util/zod-issue.js';
@@ -27,7 +27,8 @@ export interface LoadOptions {
 export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig> {
   // An empty variable names no file (a unit's `Environment=AGENT_JANITOR_CONFIG=`), as it does in a shell.
   const file = options.file ?? (options.env.AGENT_JANITOR_CONFIG || null);
-  const raw = file === null ? {} : await readConfigFile(path.resolve(file));
+  const fromVariable = options.file === undefined && file !== null;
+  const raw = file === null ? {} : await readConfigFile(path.resolve(file), fromVariable);
   const where = file === null ? 'built-in defaults' : path.resolve(file);
   const checked = await configSchema.safeParseAsync(raw);
   if (!checked.success) throw new ConfigError(`${where}: ${describeIssue(checked.error)}`);
@@ -43,19 +44,33 @@ export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig>
   return config;
 }
 
-async function readConfigFile(file: string): Promise<unknown> {
+/** Why a config file cannot be read, in words; the errno's own text otherwise. */
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a file on its path is not a folder',
+  ELOOP: 'a symbolic link on its path loops',
+};
+
+/** `fromVariable`: the file was named by $AGENT_JANITOR_CONFIG, which the error then says (a command line may name none). */
+async function readConfigFile(file: string, fromVariable: boolean): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file);
   } catch (err) {
-    throw new ConfigError(`${file}: cannot read the config file: ${errorMessage(err)}`);
+    const why = UNREADABLE[errorCode(err) ?? ''] ?? errorMessage(err);
+    const named = fromVariable ? ' named by $AGENT_JANITOR_CONFIG' : '';
+    throw new ConfigError(`${file}: cannot read the config file${named}: ${why}`);
   }
   const doc = parseDocument(text, { uniqueKeys: true });
   const problem = doc.errors[0];
   if (problem) {
-    const line = problem.linePos?.[0]?.line;
-    const at = line === undefined ? '' : ` at line ${line}`;
-    throw new ConfigError(`${file}: not valid YAML${at}: ${problem.message.split('\n')[0]}`);
+    const position = problem.linePos?.[0];
+    const at = position === undefined ? '' : ` at line ${position.line}, column ${position.col}`;
+    // The parser's first line, without the position it repeats at its end (`… at line 2, column 1:`).
+    const why = (problem.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '');
+    throw new ConfigError(`${file}: not valid YAML${at}: ${why}`);
   }
   const value: unknown = doc.toJS();
   if (value === null || value === undefined) return {};

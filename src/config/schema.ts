@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { PROVIDERS } from '../providers/registry.js';
-import { duration, nonEmptyString, nonEmptyStrings } from './sections.js';
+import { duration, nonEmptyString, pathList } from './sections.js';
 import { scheduleProblem } from './cron-schedule.js';
 import { parseListenAddress } from './listen-address.js';
 
@@ -53,7 +53,8 @@ const providers = z.strictObject(
 
 /** The whole config file; parsing it fills in every default. */
 export const configSchema = z.strictObject({
-  homes: nonEmptyStrings.optional(),
+  // One home may be written without a list, as a provider's folders may (`homes: /home/*`).
+  homes: pathList.optional(),
   minAge: duration.default('1h'),
   reportDir: nonEmptyString.optional(),
   processCheck: z.enum(['auto', 'required', 'off']).default('auto'),

@@ -16,15 +16,15 @@ const INSTALL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.
 const REFUSED: Array<[string, string]> = [
   [
     'serve: { schedule: "61 * * * *" }',
-    'serve.schedule: not a valid cron expression "61 * * * *" (minute: 61 is a invalid expression for minute)',
+    'serve.schedule: not a valid cron expression "61 * * * *": the minute field is 61, but it takes 0-59',
   ],
   [
     'serve: { schedule: "every 30 minutes" }',
-    'serve.schedule: not a valid cron expression "every 30 minutes" (expression: expected 5 or 6 fields but got 3)',
+    'serve.schedule: not a valid cron expression "every 30 minutes": it has 3 fields, but a schedule has 5 (minute, hour, day of the month, month, day of the week), or 6 with the second first',
   ],
   [
     'serve: { schedule: "0 0 30 2 *" }',
-    'serve.schedule: not a valid cron expression "0 0 30 2 *" (dayOfMonth: 30 2 is an impossible day of month for the given month)',
+    'serve.schedule: not a valid cron expression "0 0 30 2 *": the day of the month field is 30, a day that none of the months it names has, so it would never run',
   ],
   ['serve: { listen: "0.0.0.0:99999" }', 'serve.listen: expected HOST:PORT, such as 0.0.0.0:9464'],
   ['serve: { listen: "[::1" }', 'serve.listen: expected HOST:PORT, such as 0.0.0.0:9464'],
@@ -45,7 +45,8 @@ const REFUSED: Array<[string, string]> = [
     'metrics: { pushgateway: { url: "http://gw:9091/?job=x" } }',
     'metrics.pushgateway.url: a Pushgateway URL takes no user, password, query or fragment',
   ],
-  ['minAge: soon', 'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d'],
+  ['minAge: soon', 'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got "soon"'],
+  ['minAge: 5', 'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got 5'],
   ['serve: { port: 9464 }', 'unknown key serve.port'],
 ];
 

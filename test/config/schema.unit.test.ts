@@ -115,9 +115,9 @@ describe('the config schema: defaults', () => {
 
 describe('the config schema: one line naming the key', () => {
   const wrongTypes: Array<[string, unknown, string]> = [
-    ['homes', { homes: '/home/a' }, 'homes: Invalid input: expected array, received string'],
+    ['homes', { homes: 5 }, 'homes: expected a path or a list of paths, got 5'],
     ['homes[1]', { homes: ['/a', 1] }, 'homes[1]: Invalid input: expected string, received number'],
-    ['minAge', { minAge: 3 }, 'minAge: Invalid input: expected string, received number'],
+    ['minAge', { minAge: 3 }, 'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got 3'],
     ['reportDir', { reportDir: true }, 'reportDir: Invalid input: expected string, received boolean'],
     ['metrics', { metrics: [] }, 'metrics: Invalid input: expected object, received array'],
     [
@@ -159,24 +159,36 @@ describe('the config schema: one line naming the key', () => {
       { providers: { watchfire: { enabled: 'yes' } } },
       'providers.watchfire.enabled: Invalid input: expected boolean, received string',
     ],
-    ['providers.watchfire.root', { providers: { watchfire: { root: 5 } } }, 'providers.watchfire.root: Invalid input'],
+    [
+      'providers.watchfire.root',
+      { providers: { watchfire: { root: 5 } } },
+      'providers.watchfire.root: expected a path or a list of paths, got 5',
+    ],
     [
       'a list of paths holding a number',
       { providers: { kilo: { dataDir: ['/a', 5] } } },
-      'providers.kilo.dataDir: Invalid input',
+      'providers.kilo.dataDir[1]: Invalid input: expected string, received number',
     ],
     [
       'providers.kilo.apps',
       { providers: { kilo: { apps: 'kilo' } } },
       'providers.kilo.apps: Invalid input: expected array, received string',
     ],
-    ['providers.kilo.stateDir', { providers: { kilo: { stateDir: {} } } }, 'providers.kilo.stateDir: Invalid input'],
+    [
+      'providers.kilo.stateDir',
+      { providers: { kilo: { stateDir: {} } } },
+      'providers.kilo.stateDir: expected a path or a list of paths, got {}',
+    ],
     [
       'providers.owl.reviewAfter',
       { providers: { owl: { reviewAfter: 7 } } },
-      'providers.owl.reviewAfter: Invalid input: expected string, received number',
+      'providers.owl.reviewAfter: expected a duration such as 0s, 90s, 30m, 1h or 7d, got 7',
     ],
-    ['providers.owl.dataDir', { providers: { owl: { dataDir: true } } }, 'providers.owl.dataDir: Invalid input'],
+    [
+      'providers.owl.dataDir',
+      { providers: { owl: { dataDir: true } } },
+      'providers.owl.dataDir: expected a path or a list of paths, got true',
+    ],
     [
       'providers.worktrees.enabled',
       { providers: { worktrees: { enabled: 1 } } },
@@ -205,7 +217,7 @@ describe('the config schema: one line naming the key', () => {
     [
       'providers.worktrees.sets[0].idleAfter',
       SET({ name: 'a', idleAfter: 3 }),
-      'providers.worktrees.sets[0].idleAfter: Invalid input: expected string, received number',
+      'providers.worktrees.sets[0].idleAfter: expected a duration such as 0s, 90s, 30m, 1h or 7d, got 3',
     ],
     [
       'providers.worktrees.sets[0].enabled',
@@ -215,12 +227,12 @@ describe('the config schema: one line naming the key', () => {
     [
       'providers.cline.userDataDir',
       { providers: { cline: { userDataDir: 1 } } },
-      'providers.cline.userDataDir: Invalid input',
+      'providers.cline.userDataDir: expected a path or a list of paths, got 1',
     ],
     [
       'providers.cline.dataDir',
       { providers: { cline: { dataDir: [null] } } },
-      'providers.cline.dataDir: Invalid input',
+      'providers.cline.dataDir[0]: Invalid input: expected string, received null',
     ],
     [
       'providers.roo.extensions',
@@ -230,7 +242,7 @@ describe('the config schema: one line naming the key', () => {
     [
       'providers.roo.userDataDir',
       { providers: { roo: { userDataDir: false } } },
-      'providers.roo.userDataDir: Invalid input',
+      'providers.roo.userDataDir: expected a path or a list of paths, got false',
     ],
   ];
   for (const [key, raw, line] of wrongTypes) {
@@ -238,25 +250,31 @@ describe('the config schema: one line naming the key', () => {
   }
 
   it('refuses null for any key: YAML writes it for a key with nothing after it', async () => {
-    expect(await lineFor({ homes: null })).toBe('homes: Invalid input: expected array, received null');
-    expect(await lineFor({ minAge: null })).toBe('minAge: Invalid input: expected string, received null');
+    expect(await lineFor({ homes: null })).toBe('homes: expected a path or a list of paths, got null');
+    expect(await lineFor({ minAge: null })).toBe(
+      'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got null',
+    );
     expect(await lineFor({ metrics: null })).toBe('metrics: Invalid input: expected object, received null');
     expect(await lineFor({ providers: { roo: null } })).toBe(
       'providers.roo: Invalid input: expected object, received null',
     );
-    expect(await lineFor({ providers: { watchfire: { root: null } } })).toBe('providers.watchfire.root: Invalid input');
+    expect(await lineFor({ providers: { watchfire: { root: null } } })).toBe(
+      'providers.watchfire.root: expected a path or a list of paths, got null',
+    );
     expect(await lineFor(SET({ name: 'a', enabled: null }))).toBe(
       'providers.worktrees.sets[0].enabled: Invalid input: expected boolean, received null',
     );
   });
 
   it("names a number that is no number as YAML's .nan and .inf give it", async () => {
-    expect(await lineFor({ minAge: Number.NaN })).toBe('minAge: Invalid input: expected string, received NaN');
+    expect(await lineFor({ minAge: Number.NaN })).toBe(
+      'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got NaN',
+    );
     expect(await lineFor({ minAge: Number.POSITIVE_INFINITY })).toBe(
-      'minAge: Invalid input: expected string, received Infinity',
+      'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got Infinity',
     );
     expect(await lineFor({ minAge: Number.NEGATIVE_INFINITY })).toBe(
-      'minAge: Invalid input: expected string, received -Infinity',
+      'minAge: expected a duration such as 0s, 90s, 30m, 1h or 7d, got -Infinity',
     );
   });
 
@@ -303,14 +321,16 @@ describe('the config schema: one line naming the key', () => {
   });
 
   it('refuses a bad duration', async () => {
-    const expected = 'expected a duration such as 0s, 90s, 30m, 1h or 7d';
-    expect(await lineFor({ minAge: 'soon' })).toBe(`minAge: ${expected}`);
-    expect(await lineFor({ minAge: '' })).toBe(`minAge: ${expected}`);
+    // The words of --min-age: a number and a text without its unit alike.
+    const expected = 'expected a duration such as 0s, 90s, 30m, 1h or 7d, got';
+    expect(await lineFor({ minAge: 'soon' })).toBe(`minAge: ${expected} "soon"`);
+    expect(await lineFor({ minAge: '' })).toBe(`minAge: ${expected} ""`);
+    expect(await lineFor({ minAge: 5 })).toBe(`minAge: ${expected} 5`);
     expect(await lineFor({ providers: { owl: { reviewAfter: '1 week' } } })).toBe(
-      `providers.owl.reviewAfter: ${expected}`,
+      `providers.owl.reviewAfter: ${expected} "1 week"`,
     );
     expect(await lineFor(SET({ name: 'a', idleAfter: '3' }))).toBe(
-      `providers.worktrees.sets[0].idleAfter: ${expected}`,
+      `providers.worktrees.sets[0].idleAfter: ${expected} "3"`,
     );
   });
 
@@ -359,16 +379,24 @@ describe('the config schema: one line naming the key', () => {
     }
   });
 
-  it("refuses a schedule node-cron cannot run, with node-cron's reason", async () => {
+  it('refuses a schedule node-cron cannot run, saying which field is wrong and why in plain words', async () => {
     expect(await lineFor({ serve: { schedule: '61 * * * *' } })).toBe(
-      'serve.schedule: not a valid cron expression "61 * * * *" (minute: 61 is a invalid expression for minute)',
+      'serve.schedule: not a valid cron expression "61 * * * *": the minute field is 61, but it takes 0-59',
+    );
+    expect(await lineFor({ serve: { schedule: '0 25 * * *' } })).toBe(
+      'serve.schedule: not a valid cron expression "0 25 * * *": the hour field is 25, but it takes 0-23',
+    );
+    expect(await lineFor({ serve: { schedule: '0 0 * 1-13 *' } })).toBe(
+      'serve.schedule: not a valid cron expression "0 0 * 1-13 *": the month field "1-13" is not one it takes: ' +
+        '1-12 or jan-dec, as a number, a list (1,15), a range (1-15) or a step (*/15)',
     );
     expect(await lineFor({ serve: { schedule: 'every hour' } })).toBe(
-      'serve.schedule: not a valid cron expression "every hour" (expression: expected 5 or 6 fields but got 2)',
+      'serve.schedule: not a valid cron expression "every hour": it has 2 fields, but a schedule has 5 ' +
+        '(minute, hour, day of the month, month, day of the week), or 6 with the second first',
     );
     expect(await lineFor({ serve: { schedule: '0 0 31 2 *' } })).toBe(
-      'serve.schedule: not a valid cron expression "0 0 31 2 *" ' +
-        '(dayOfMonth: 31 2 is an impossible day of month for the given month)',
+      'serve.schedule: not a valid cron expression "0 0 31 2 *": ' +
+        'the day of the month field is 31, a day that none of the months it names has, so it would never run',
     );
     for (const schedule of ['* * * * *', '*/5 * * * * *', '0 3 * * 1-5', '@daily']) {
       expect(await accepted({ serve: { schedule } })).toMatchObject({ serve: { schedule } });
