@@ -1,10 +1,11 @@
 import { passPlaces, rejectUnusablePlaces } from '../config/own-places.js';
 import { PassBroke, reconcile } from '../reconcile/reconcile.js';
-import { terminalProgressFor } from '../outputs/progress.js';
+import { PassTrail, terminalProgressFor } from '../outputs/progress.js';
 import { renderSummary } from '../outputs/summary.js';
 import { createLogger, itemLogLevel } from './logger.js';
 import { LOG_LEVEL, type RunArgs } from './options.js';
 import { configFromArgs, passOptionsFrom } from './pass-config.js';
+import { stopOnSignals } from './stop-on-signal.js';
 
 /** `agent-janitor run`: one pass, its metrics (textfile, Pushgateway), then the exit code of the contract. */
 export async function runCommand(args: RunArgs): Promise<number> {
@@ -12,17 +13,20 @@ export async function runCommand(args: RunArgs): Promise<number> {
   await rejectUnusablePlaces(passPlaces(config, args));
   // A person at a terminal sees the pass advance on stderr; logs, stdout and pipes never do.
   const progress = terminalProgressFor(process.stderr, process.env, Boolean(args.json));
+  const trail = progress ?? new PassTrail();
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.run, progress);
+  const restoreSignals = stopOnSignals(trail, log, () => progress?.finish());
   let pass: Awaited<ReturnType<typeof reconcile>>;
   try {
     pass = await reconcile({
       ...passOptionsFrom(args, config, log),
       itemLogLevel: itemLogLevel(),
-      ...(progress ? { progress } : {}),
+      progress: trail,
     });
   } catch (err) {
     throw err instanceof PassBroke ? err.cause : err;
   } finally {
+    restoreSignals();
     progress?.finish();
   }
   const { report } = pass;

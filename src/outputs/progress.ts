@@ -20,33 +20,21 @@ type Phase =
   | { name: 'deleting'; total: number; bytes: number };
 
 /**
- * One live line on a terminal, saying which phase the pass is in and how far it got: the provider at
- * work and what was found so far (gathering), items inspected of the total (inspecting), items done,
- * deleted and bytes freed of the total (deleting). Rewritten in place at most once per `intervalMs`
- * and erased at the end. It writes nothing but that line, so logs drawn on the same terminal go
- * through `around`, which takes the line away first.
+ * How far a pass got, as it goes: the phase, the provider at work and what was found so far
+ * (gathering), items inspected of the total (inspecting), and how each planned deletion ended
+ * (deleting). A pass stopped by a signal says this much of itself (`howFar`); on a terminal the
+ * progress line below draws it.
  */
-export class TerminalProgress implements PassProgress {
-  private phase: Phase = { name: 'starting' };
-  private found = 0;
-  private measuredBytes = 0;
+export class PassTrail implements PassProgress {
+  protected phase: Phase = { name: 'starting' };
+  protected found = 0;
+  protected measuredBytes = 0;
   private readonly roots = new Set<string>();
-  private inspectedCount = 0;
+  protected inspectedCount = 0;
   /** How each planned deletion ended so far, by its path: a later word on one replaces the earlier. */
-  private readonly outcomes = new Map<string | ReportItem, ReportItem>();
-  private shown = false;
-  private lastDrawn = Number.NEGATIVE_INFINITY;
-  private pending: NodeJS.Timeout | null = null;
-  private tick: NodeJS.Timeout | null = null;
-  private finished = false;
+  protected readonly outcomes = new Map<string | ReportItem, ReportItem>();
 
-  constructor(
-    private readonly terminal: ProgressTerminal,
-    private readonly intervalMs = 100,
-    private readonly now: () => number = () => performance.now(),
-    /** Gathering has no total to count up to: the seconds the provider has been at work show it is. */
-    private readonly tickMs = SECOND_MS,
-  ) {}
+  constructor(protected readonly now: () => number = () => performance.now()) {}
 
   gathering(provider: ProviderName, nth: number, of: number): void {
     this.phase = { name: 'gathering', provider, nth, of, since: this.now() };
@@ -85,6 +73,69 @@ export class TerminalProgress implements PassProgress {
     this.changed();
   }
 
+  /** Told after every change: the progress line redraws itself. */
+  protected changed(): void {}
+
+  /** The deletions so far: how many of each verdict they ended with (deleted first), and the bytes freed. */
+  protected deletions(): { byVerdict: Map<ReportItem['verdict'], number>; freed: number } {
+    const byVerdict = new Map<ReportItem['verdict'], number>([['deleted', 0]]);
+    let freed = 0;
+    for (const { verdict, bytes } of this.outcomes.values()) {
+      byVerdict.set(verdict, (byVerdict.get(verdict) ?? 0) + 1);
+      if (verdict === 'deleted') freed += bytes;
+    }
+    return { byVerdict, freed };
+  }
+
+  /** Where the pass is, for a log line's fields. */
+  position(): { phase: Phase['name']; deleted: number; freedBytes: number } {
+    const { byVerdict, freed } = this.deletions();
+    return { phase: this.phase.name, deleted: byVerdict.get('deleted') ?? 0, freedBytes: freed };
+  }
+
+  /** "while deleting: 12 of 40 planned deletions done, 10 deleted (1.2 MiB freed)": how far the pass got, in words. */
+  howFar(): string {
+    const { phase } = this;
+    const nothing = 'nothing was deleted';
+    switch (phase.name) {
+      case 'starting':
+        return `before it began gathering; ${nothing}`;
+      case 'gathering':
+        return `while gathering (${phase.provider}, provider ${phase.nth} of ${phase.of}, ${formatItems(this.found)} found so far); ${nothing}`;
+      case 'inspecting':
+        return `while inspecting (${formatCount(this.inspectedCount)} of ${formatItems(phase.total)}); ${nothing}`;
+      case 'deleting': {
+        const { byVerdict, freed } = this.deletions();
+        const deleted = byVerdict.get('deleted') ?? 0;
+        const done = `${formatCount(this.outcomes.size)} of ${formatCount(phase.total)} planned deletions done`;
+        return `while deleting: ${done}, ${formatItems(deleted)} deleted (${formatBytes(freed)} freed)`;
+      }
+    }
+  }
+}
+
+/**
+ * One live line on a terminal, saying which phase the pass is in and how far it got (PassTrail).
+ * Rewritten in place at most once per `intervalMs` and erased at the end. It writes nothing but that
+ * line, so logs drawn on the same terminal go through `around`, which takes the line away first.
+ */
+export class TerminalProgress extends PassTrail {
+  private shown = false;
+  private lastDrawn = Number.NEGATIVE_INFINITY;
+  private pending: NodeJS.Timeout | null = null;
+  private tick: NodeJS.Timeout | null = null;
+  private finished = false;
+
+  constructor(
+    private readonly terminal: ProgressTerminal,
+    private readonly intervalMs = 100,
+    now: () => number = () => performance.now(),
+    /** Gathering has no total to count up to: the seconds the provider has been at work show it is. */
+    private readonly tickMs = SECOND_MS,
+  ) {
+    super(now);
+  }
+
   /** The line as it reads now. */
   text(): string {
     const { phase } = this;
@@ -100,12 +151,7 @@ export class TerminalProgress implements PassProgress {
       case 'inspecting':
         return `agent-janitor inspecting: ${formatCount(this.inspectedCount)} of ${formatItems(phase.total)}, ${measured}`;
       case 'deleting': {
-        const byVerdict = new Map<ReportItem['verdict'], number>([['deleted', 0]]);
-        let freed = 0;
-        for (const { verdict, bytes } of this.outcomes.values()) {
-          byVerdict.set(verdict, (byVerdict.get(verdict) ?? 0) + 1);
-          if (verdict === 'deleted') freed += bytes;
-        }
+        const { byVerdict, freed } = this.deletions();
         const [deleted, ...others] = [...byVerdict].map(([verdict, count]) => `${formatCount(count)} ${verdict}`);
         const done = `${formatCount(this.outcomes.size)} of ${formatItems(phase.total)}`;
         const bytes = `${formatBytes(freed)} of ${formatBytes(phase.bytes)} freed`;
@@ -131,7 +177,7 @@ export class TerminalProgress implements PassProgress {
     this.clear();
   }
 
-  private changed(): void {
+  protected override changed(): void {
     if (this.finished) return;
     const wait = this.lastDrawn + this.intervalMs - this.now();
     if (wait <= 0) {

@@ -22,7 +22,14 @@ const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
  */
 export async function inTerminal(
   shell: string,
-  options: { env?: NodeJS.ProcessEnv; columns?: number; rows?: number; timeoutMs?: number } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    columns?: number;
+    rows?: number;
+    timeoutMs?: number;
+    /** Keys a person types (tmux send-keys names: `C-c`) once the command has written `once`. */
+    type?: { once: RegExp; keys: string[] };
+  } = {},
 ): Promise<TerminalRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'aj-terminal-'));
   const socket = path.join(dir, 'tmux.sock');
@@ -43,9 +50,14 @@ export async function inTerminal(
     const [columns, rows] = [String(options.columns ?? 160), String(options.rows ?? 40)];
     tmux('new-session', '-d', '-s', 'run', '-x', columns, '-y', rows, pane);
     const deadline = Date.now() + timeoutMs;
+    let typing = options.type;
     while (!existsSync(exit) || readFileSync(exit, 'utf8') === '') {
       if (Date.now() > deadline) throw new Error(`still running after ${timeoutMs} ms: ${shell}\n${screen()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (typing && existsSync(raw) && typing.once.test(readFileSync(raw, 'utf8'))) {
+        tmux('send-keys', '-t', 'run', ...typing.keys);
+        typing = undefined;
+      }
+      await new Promise((resolve) => setTimeout(resolve, typing ? 10 : 100));
     }
     return { screen: screen(), raw: readFileSync(raw, 'utf8'), status: Number(readFileSync(exit, 'utf8')) };
   } finally {
