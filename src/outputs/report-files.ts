@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Report, ReportItem } from '../core/types.js';
-import { appendFile, mkdir, writeFileAtomic } from '../safety/fs/write.js';
+import { appendPrivateFile, mkdir, writeFileAtomic } from '../safety/fs/write.js';
 import { readFileOrNull } from '../safety/fs/read.js';
 import { escapedItem } from '../core/escape.js';
 import { markdownLines } from './markdown.js';
@@ -10,16 +10,23 @@ export const REPORT_JSON = 'report.json';
 const REPORT_MD = 'report.md';
 const AUDIT_LOG = 'audit.jsonl';
 
+/**
+ * The report folder and its files name other users' paths, commits and command lines: the folder is
+ * made 0750 and the files written 0640, whoever runs the pass (its group may read them, no one else).
+ */
+const FOLDER_MODE = 0o750;
+const FILE_MODE = 0o640;
+
 /** Replaces report.json and report.md atomically. */
 export async function writeReport(reportDir: string, report: Report): Promise<void> {
-  await mkdir(reportDir, 0o755);
-  await writeFileAtomic(path.join(reportDir, REPORT_JSON), reportJsonPieces(report));
-  await writeFileAtomic(path.join(reportDir, REPORT_MD), linesOf(markdownLines(report)));
+  await mkdir(reportDir, FOLDER_MODE);
+  await writeFileAtomic(path.join(reportDir, REPORT_JSON), reportJsonPieces(report), FILE_MODE);
+  await writeFileAtomic(path.join(reportDir, REPORT_MD), linesOf(markdownLines(report)), FILE_MODE);
 }
 
 /** Appends one deletion to audit.jsonl, as one write of one line. */
 export async function appendAudit(reportDir: string, item: ReportItem, time: Date): Promise<void> {
-  await mkdir(reportDir, 0o755);
+  await mkdir(reportDir, FOLDER_MODE);
   const shown = escapedItem(item);
   const line = JSON.stringify({
     time: time.toISOString(),
@@ -29,7 +36,7 @@ export async function appendAudit(reportDir: string, item: ReportItem, time: Dat
     bytes: item.bytes,
     reason: item.reason,
   });
-  await appendFile(path.join(reportDir, AUDIT_LOG), `${line}\n`);
+  await appendPrivateFile(path.join(reportDir, AUDIT_LOG), `${line}\n`, FILE_MODE);
 }
 
 export async function readLatestReport(reportDir: string): Promise<{ json: string; markdown: string | null } | null> {

@@ -11,7 +11,8 @@ import { LAST_PASS_METRICS } from './last-pass.js';
  * runs as another user.
  */
 export async function writeTextfile(file: string, text: string): Promise<void> {
-  await prepareOwnFolder(path.dirname(file), 'the metrics file’s folder');
+  // node_exporter reads the folder as another user.
+  await prepareOwnFolder(path.dirname(file), 'the metrics file’s folder', 0o755);
   await writeFileAtomic(file, text, 0o644);
 }
 

@@ -15,6 +15,22 @@ export const writeFile = (p: string, data: string | Uint8Array, flag = 'w', mode
   namedAsync(p, (at) => fsp.writeFile(at, data, { flag, mode }));
 export const appendFile = (p: string, data: string): Promise<void> =>
   namedAsync(p, (at) => fsp.appendFile(at, data, { mode: 0o644 }));
+
+/**
+ * Appends to a file of the pass's own, made with `mode` when it is new; one that exists with more
+ * permissions than `mode` (made by an older version) is narrowed to it. A link is not followed.
+ */
+export async function appendPrivateFile(p: string, data: string, mode: number): Promise<void> {
+  const flags = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW;
+  const handle = await open(p, flags, mode);
+  try {
+    const { mode: now } = await handle.stat();
+    if ((now & 0o777 & ~mode) !== 0) await handle.chmod(now & mode & 0o777);
+    await handle.writeFile(data);
+  } finally {
+    await handle.close();
+  }
+}
 /** For sandboxes and fixtures: make a link, and age a link itself rather than its target. */
 export const symlink = (target: string, p: string): Promise<void> =>
   namedAsync(p, (at) => fsp.symlink(encodeText(target), at));

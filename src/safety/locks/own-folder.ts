@@ -44,12 +44,15 @@ const user = (): string => (process.geteuid ? `uid ${process.geteuid()}` : 'this
 
 /**
  * Makes sure `dir` is a folder this pass can keep files in, creating it and its parents when they
- * are absent. `what` names it for the person reading the error (`the report folder`). A folder on a kernel file system can never work: bad usage
+ * are absent: the folder itself with `mode` (0750 unless said: the report folder's files name other
+ * users' paths, commits and command lines), its parents 0755. A folder that exists keeps its mode:
+ * whoever made it chose who reads it (a volume shared with a group, node_exporter's folder). `what` names it for the person reading
+ * the error (`the report folder`). A folder on a kernel file system can never work: bad usage
  * (UsageError, exit 2). One that runs through a file, or that the pass may not create or write, is
  * UnusableFolderError (exit 1): the commands refuse it before any work (ownFolderProblem), so only
  * a folder that changed since is left to this.
  */
-export async function prepareOwnFolder(dir: string, what: string): Promise<void> {
+export async function prepareOwnFolder(dir: string, what: string, mode = 0o750): Promise<void> {
   const target = path.resolve(dir);
   const existing = await nearestExisting(target, what);
   const kernel = await kernelProblem(existing.path, target, what);
@@ -57,7 +60,7 @@ export async function prepareOwnFolder(dir: string, what: string): Promise<void>
   // One level at a time: a recursive mkdir reports EROFS and EACCES as ENOENT, and loops on procfs.
   for (const folder of missingBelow(existing.path, target)) {
     try {
-      await mkdirOne(folder, 0o755);
+      await mkdirOne(folder, folder === target ? mode : 0o755);
     } catch (err) {
       if (errorCode(err) === 'EEXIST') continue;
       throw new UnusableFolderError(
