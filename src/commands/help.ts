@@ -8,7 +8,7 @@ export interface CommandHelp {
   exitCodes: readonly (readonly [code: number, meaning: string])[];
 }
 
-const USAGE = [2, 'bad usage or an invalid config; nothing was read or changed'] as const;
+const USAGE = [2, 'bad usage, an invalid config or a folder it cannot use; nothing done'] as const;
 
 export const COMMAND_HELP = {
   run: {
@@ -19,6 +19,8 @@ export const COMMAND_HELP = {
       [1, 'done, but a provider could not be reconciled or an action failed'],
       USAGE,
       [75, 'another pass holds the run lock; nothing was done'],
+      [130, 'stopped by Ctrl-C (SIGINT); the next pass finishes what it started'],
+      [143, 'stopped by SIGTERM; the next pass finishes what it started'],
     ],
   },
   serve: {
@@ -41,7 +43,7 @@ export const COMMAND_HELP = {
     exitCodes: [
       [0, 'both passes completed'],
       [1, 'a pass could not reconcile a provider or an action failed'],
-      [2, 'bad usage, or the folder is not empty'],
+      [2, 'bad usage, or a folder it cannot use or that is not empty'],
     ],
   },
   config: {
@@ -49,7 +51,7 @@ export const COMMAND_HELP = {
     example: ['agent-janitor config -c my.yaml', 'check a file before installing it'],
     exitCodes: [
       [0, 'the config is valid; it was printed'],
-      [2, 'bad usage or an invalid config, named in one line'],
+      [2, 'bad usage, an invalid config or a folder it cannot use, in one line'],
     ],
   },
 } as const satisfies Record<string, CommandHelp>;

@@ -51,7 +51,7 @@ const OWN_OPTIONS = {
 } as const;
 
 const EXIT_CODES = {
-  run: ['0', '1', '2', '75'],
+  run: ['0', '1', '2', '75', '130', '143'],
   serve: ['0', '1', '2'],
   report: ['0', '1', '2'],
   demo: ['0', '1', '2'],
@@ -120,7 +120,7 @@ describe('help', () => {
     );
     expect((await shown(['demo', '--help'])).replace(/\s+/g, ' ')).toContain('[default: warn]');
     expect((await shown(['config', '--help'])).replace(/\s+/g, ' ')).toContain(
-      'Exit status: 0 the config is valid; it was printed 2 bad usage or an invalid config, named in one line A value that starts with - goes as --NAME=VALUE.',
+      'Exit status: 0 the config is valid; it was printed 2 bad usage, an invalid config or a folder it cannot use, in one line A value that starts with - goes as --NAME=VALUE.',
     );
     expect(await shown(['report', '--help'])).toContain('1   there is no report yet, or it could not be read');
   });

@@ -56,7 +56,8 @@ describe('the progress line of run', () => {
     // It moved on: past the first provider's finds, or into inspecting.
     expect(lines.some((line) => /[1-9][\d,]* items? found|inspecting: [1-9]/.test(line))).toBe(true);
     // Erased at the end: the summary starts on a cleared line, and nothing of the line follows it.
-    const summaryAt = output.indexOf('agent-janitor (report only)');
+    // The summary opens with the largest items it would delete, when there are any.
+    const summaryAt = output.search(/would delete, largest first|agent-janitor \(report only\)/);
     expect(summaryAt).toBeGreaterThan(0);
     expect(output.slice(summaryAt - CLEAR.length, summaryAt)).toBe(CLEAR);
     expect(output.slice(summaryAt)).not.toMatch(PROGRESS);
