@@ -2,7 +2,7 @@
 // The command: reads the command line, runs the command's module (imported when that command runs,
 // so `--help` loads no provider), and maps typed errors to exit codes.
 import { readCommandLine } from './commands/args.js';
-import { LockHeldError, UsageError, errorMessage } from './core/errors.js';
+import { LockHeldError, UsageError, errorMessage } from './model/errors.js';
 
 const EXIT_OK = 0;
 const EXIT_USAGE = 2;

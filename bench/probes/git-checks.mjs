@@ -1,7 +1,8 @@
 // The worktree engine's git checks (status, HEAD, containing refs, submodules) over every listed
 // worktree, at the engine's own bounded concurrency.
 import { readFileSync } from 'node:fs';
-import { examineWorktrees, GIT_CONCURRENCY } from '../../dist/engines/git-worktree/evidence.js';
+import { examineWorktrees } from '../../dist/engines/git-worktree/evidence.js';
+import { GIT_CONCURRENCY } from '../../dist/git/settings.js';
 
 const worktrees = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const started = performance.now();

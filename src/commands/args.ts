@@ -2,8 +2,8 @@ import type { Argv, Options } from 'yargs';
 // yargs's factory (no singleton read of process.argv), built as CommonJS: its ES module build lays
 // help out with a wrap of its own that cuts words in two.
 import yargs from 'yargs/yargs';
-import { UsageError } from '../core/errors.js';
-import { VERSION } from '../core/version.js';
+import { UsageError } from '../model/errors.js';
+import { VERSION } from '../util/version.js';
 import { refuseFlagValues } from './flag-values.js';
 import {
   ALL_COMMANDS_EPILOGUE,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
 import { rejectUnusablePlaces } from '../config/own-places.js';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../model/errors.js';
 import { reconcile } from '../reconcile/reconcile.js';
 import { startHolders } from './demo-holders.js';
 import { renderSummary } from '../outputs/summary.js';
@@ -38,7 +38,7 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
     configFile,
     stringify({ homes: [home], minAge: '1h', reportDir: path.join(root, 'report'), ...extra }),
   );
-  const config = await loadConfig({ file: configFile, env: { HOME: home } });
+  const config = await loadConfig({ providers: PROVIDERS, file: configFile, env: { HOME: home } });
   const log = await createLogger(args['log-level'] ?? LOG_LEVEL.demo);
   // Dead scratch a live process still writes into: refused in-use, its bytes held, in both passes.
   const holders = await startHolders(heldOpen);

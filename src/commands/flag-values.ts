@@ -1,5 +1,5 @@
 import type { Options } from 'yargs';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../model/errors.js';
 
 /**
  * yargs reads `--flag=VALUE` as false for any VALUE but `true`, so `--report-only=yes` would run

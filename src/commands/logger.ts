@@ -1,9 +1,9 @@
 import { writeToDescriptorSync } from '../safety/fs/write.js';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import { escapedLogFields } from '../core/escape.js';
+import { escapedLogFields } from '../pass/escape.js';
 import type { TerminalProgress } from '../outputs/progress.js';
-import type { Totals } from '../core/types.js';
+import type { Totals } from '../model/types.js';
 import { formatBytes, formatCount, formatItems } from '../util/format.js';
 import type { LogLevel } from './log-levels.js';
 

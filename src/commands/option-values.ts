@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../model/errors.js';
 
 // How a value that yargs has read becomes the one a command gets. yargs collects an option given
 // twice into a list and reads `--no-NAME` as false for any option; these keep the last value of a

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { expandHomes } from '../config/homes.js';
 import type { EffectiveConfig } from '../config/schema.js';
-import { rejectOverlappingRoots } from '../core/overlaps.js';
+import { rejectOverlappingRoots } from '../pass/overlaps.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { createTreeCache } from '../safety/walk/tree-cache.js';
 

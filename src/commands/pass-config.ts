@@ -13,7 +13,7 @@ export async function configFromArgs(args: Partial<ConfigArgs>): Promise<Effecti
   if (args['report-dir'] !== undefined) overrides.reportDir = args['report-dir'];
   if (args['metrics-file'] !== undefined) overrides.metricsFile = args['metrics-file'];
   if (args.pushgateway !== undefined) overrides.pushgateway = args.pushgateway;
-  return loadConfig({ file: args.config, env: process.env, overrides });
+  return loadConfig({ providers: PROVIDERS, file: args.config, env: process.env, overrides });
 }
 
 /** What a pass of `run` or `serve` is given: every provider, and what the command line chose. */

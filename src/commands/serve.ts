@@ -4,7 +4,7 @@ import { serveUntilSignal } from '../serve/until-signal.js';
 import { createLogger } from './logger.js';
 import { LOG_LEVEL, type ServeArgs } from './options.js';
 import { rejectOverlaps } from './overlaps.js';
-import { selectProviders } from '../core/pass.js';
+import { selectProviders } from '../pass/pass.js';
 import { PROVIDERS } from '../providers/registry.js';
 import { configFromArgs, passOptionsFrom } from './pass-config.js';
 

@@ -2,11 +2,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { readFile } from '../safety/fs/read.js';
-import { ConfigError, errorCode, errorMessage } from '../core/errors.js';
+import { ConfigError, errorCode, errorMessage } from '../model/errors.js';
 import { parseDuration } from '../util/duration.js';
-import { PROVIDERS } from '../providers/registry.js';
 import { describeIssue } from '../util/zod-issue.js';
-import { configSchema, type EffectiveConfig, type ParsedConfig, pushgatewayUrl } from './schema.js';
+import {
+  type ConfigSection,
+  configSchemaFor,
+  type EffectiveConfig,
+  type ParsedConfig,
+  pushgatewayUrl,
+} from './schema.js';
 
 export interface ConfigOverrides {
   homes?: string[];
@@ -16,7 +21,9 @@ export interface ConfigOverrides {
   pushgateway?: string;
 }
 
-export interface LoadOptions {
+export interface LoadOptions<P> {
+  /** Every provider whose section the file may hold (src/providers/registry.ts). */
+  providers: readonly P[];
   file?: string;
   env: NodeJS.ProcessEnv;
   overrides?: ConfigOverrides;
@@ -24,21 +31,27 @@ export interface LoadOptions {
 }
 
 /** Reads, validates and completes the config; every error names the file and the key. */
-export async function loadConfig(options: LoadOptions): Promise<EffectiveConfig> {
+export async function loadConfig<P extends ConfigSection<P>>(options: LoadOptions<P>): Promise<EffectiveConfig> {
   // An empty variable names no file (a unit's `Environment=AGENT_JANITOR_CONFIG=`), as it does in a shell.
   const file = options.file ?? (options.env.AGENT_JANITOR_CONFIG || null);
   const fromVariable = options.file === undefined && file !== null;
   const raw = file === null ? {} : await readConfigFile(path.resolve(file), fromVariable);
   const where = file === null ? 'built-in defaults' : path.resolve(file);
-  const checked = await configSchema.safeParseAsync(raw);
+  const checked = await configSchemaFor(options.providers).safeParseAsync(raw);
   if (!checked.success) throw new ConfigError(`${where}: ${describeIssue(checked.error)}`);
   const parsed = checked.data;
   let config = complete(parsed, file === null ? null : path.resolve(file), options);
   // A provider that completes its own section (the worktrees provider merges its built-in sets)
   // does so once every other section is read.
-  for (const provider of PROVIDERS) {
+  for (const provider of options.providers) {
     if (!provider.configure) continue;
-    const section = provider.configure({ config, homes: config.homes, env: options.env, registry: PROVIDERS, where });
+    const section = provider.configure({
+      config,
+      homes: config.homes,
+      env: options.env,
+      registry: options.providers,
+      where,
+    });
     config = { ...config, providers: { ...config.providers, [provider.name]: section } };
   }
   return config;
@@ -82,7 +95,7 @@ async function readConfigFile(file: string, fromVariable: boolean): Promise<unkn
   return value;
 }
 
-function complete(data: ParsedConfig, source: string | null, options: LoadOptions): EffectiveConfig {
+function complete<P>(data: ParsedConfig, source: string | null, options: LoadOptions<P>): EffectiveConfig {
   const { env, overrides = {} } = options;
   const isRoot = options.isRoot ?? process.getuid?.() === 0;
   if (overrides.minAge !== undefined && parseDuration(overrides.minAge) === null) {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError } from '../model/errors.js';
 import { lstatOrNull } from '../safety/fs/stat.js';
 import { ownFolderProblem } from '../safety/locks/own-folder.js';
 import type { EffectiveConfig } from './schema.js';

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { PROVIDERS } from '../providers/registry.js';
 import { duration, nonEmptyString, pathList } from './sections.js';
 import { scheduleProblem } from './cron-schedule.js';
 import { parseListenAddress } from './listen-address.js';
@@ -40,19 +39,27 @@ const listen = z.string().refine((text) => parseListenAddress(text) !== null, {
   message: 'expected HOST:PORT, such as 0.0.0.0:9464',
 });
 
-/**
- * The `providers` section: each registered provider's own (src/providers/<name>/config.ts), every
- * one optional, a section left out read as an empty one.
- */
-const providers = z.strictObject(
-  Object.fromEntries(PROVIDERS.map((provider) => [provider.name, provider.section])) as Record<
-    string,
-    z.ZodType<{ enabled: boolean }>
-  >,
-);
+/** What the config loader is given of each provider: its name and its section, and how it completes it. */
+export interface ConfigSection<P> {
+  name: string;
+  /** Its section of the config file, `providers.<name>`, with its defaults; `enabled` is always there. */
+  section: z.ZodType<{ enabled: boolean }>;
+  /** Completes its section once the whole file is read; throws a ConfigError naming `ctx.where`. */
+  configure?(ctx: SectionContext<P>): { enabled: boolean };
+}
 
-/** The whole config file; parsing it fills in every default. */
-export const configSchema = z.strictObject({
+/** What a provider that completes its section is told: the config so far, and every provider. */
+export interface SectionContext<P> {
+  config: EffectiveConfig;
+  homes: string[];
+  env: NodeJS.ProcessEnv;
+  registry: readonly P[];
+  /** The config file, or `built-in defaults`, as errors name it. */
+  where: string;
+}
+
+/** The keys of the config file that are no provider's. */
+const GENERAL = {
   // One home may be written without a list, as a provider's folders may (`homes: /home/*`).
   homes: pathList.optional(),
   minAge: duration.default('1h'),
@@ -67,11 +74,20 @@ export const configSchema = z.strictObject({
   serve: z
     .strictObject({ schedule: schedule.default('*/30 * * * *'), listen: listen.default('0.0.0.0:9464') })
     .prefault({}),
-  providers: providers.prefault({}),
-});
+};
+
+/**
+ * The whole config file for these providers; parsing it fills in every default. The `providers`
+ * section is each provider's own (src/providers/<name>/config.ts), every one optional, a section
+ * left out read as an empty one.
+ */
+export function configSchemaFor(sections: ReadonlyArray<{ name: string; section: z.ZodType<{ enabled: boolean }> }>) {
+  const providers = z.strictObject(Object.fromEntries(sections.map((each) => [each.name, each.section])));
+  return z.strictObject({ ...GENERAL, providers: providers.prefault({}) });
+}
 
 /** The config file as read: every key the file left out that has a default has it. */
-export type ParsedConfig = z.output<typeof configSchema>;
+export type ParsedConfig = z.output<z.ZodObject<typeof GENERAL>> & { providers: ProvidersConfig };
 
 /** The sections of the providers, each with its final values; a provider reads its own (its config.ts). */
 type ProvidersConfig = Readonly<Record<string, { enabled: boolean }>>;

@@ -8,6 +8,9 @@ export const SAFE_CONFIG: readonly string[] = ['core.fsmonitor=false', 'safe.dir
 /** The same as git's leading `-c` arguments. */
 export const SAFE_ARGUMENTS: readonly string[] = SAFE_CONFIG.flatMap((setting) => ['-c', setting]);
 
+/** How many gits a pass runs side by side (the worktree checks, the worktrees git removes). */
+export const GIT_CONCURRENCY = 4;
+
 /** How long git may go without printing anything before it is killed. */
 export const DEFAULT_SILENCE_LIMIT_MS = 120_000;
 

@@ -1,5 +1,5 @@
-import { isHeld } from '../core/held.js';
-import type { ProviderName, Report, ReportItem } from '../core/types.js';
+import { isHeld } from '../model/held.js';
+import type { ProviderName, Report, ReportItem } from '../model/types.js';
 import { formatBytes, formatCount, formatItems } from '../util/format.js';
 
 /**

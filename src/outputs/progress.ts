@@ -1,5 +1,5 @@
-import type { PassProgress } from '../core/progress.js';
-import type { ProviderName, ReportItem } from '../core/types.js';
+import type { PassProgress } from '../pass/progress.js';
+import type { ProviderName, ReportItem } from '../model/types.js';
 import { formatBytes, formatCount, formatItems } from '../util/format.js';
 
 /** The terminal a progress line is drawn on: stderr, when it is one. */

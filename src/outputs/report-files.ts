@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { Report, ReportItem } from '../core/types.js';
+import type { Report, ReportItem } from '../model/types.js';
 import { appendPrivateFile, mkdir, writeFileAtomic } from '../safety/fs/write.js';
 import { readFileOrNull } from '../safety/fs/read.js';
-import { escapedItem } from '../core/escape.js';
+import { escapedItem } from '../pass/escape.js';
 import { markdownLines } from './markdown.js';
 import { reportJsonPieces } from './report-json.js';
 

@@ -1,4 +1,4 @@
-import type { Report } from '../core/types.js';
+import type { Report } from '../model/types.js';
 
 /**
  * `JSON.stringify(report, null, 2)` and a newline, in pieces: one for each top-level key and one

@@ -1,6 +1,6 @@
-import { isHeld } from '../core/held.js';
-import type { Report } from '../core/types.js';
-import { escapedItem } from '../core/escape.js';
+import { isHeld } from '../model/held.js';
+import type { Report } from '../model/types.js';
+import { escapedItem } from '../pass/escape.js';
 import { formatBytes, formatCount, formatItems } from '../util/format.js';
 
 /** How many of the largest deletions the summary names. */

@@ -1,5 +1,7 @@
-import { mergeReasonTables, SAFETY_REASONS, type ReasonTable } from '../core/reasons.js';
-import type { ProviderModule, ProviderName } from '../core/types.js';
+import { mergeReasonTables, SAFETY_REASONS } from '../model/reasons.js';
+import type { ReasonTable } from '../model/types.js';
+import type { ProviderModule } from '../provider-api/provider.js';
+import type { ProviderName } from '../model/types.js';
 import { watchfire } from './watchfire/index.js';
 import { kilo } from './kilo/index.js';
 import { owl } from './owl/index.js';

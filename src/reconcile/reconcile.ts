@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { expandHomes } from '../config/homes.js';
-import { LockHeldError, UsageError } from '../core/errors.js';
-import { rejectOverlappingRoots } from '../core/overlaps.js';
-import { runPass, selectProviders, type PassOptions } from '../core/pass.js';
-import type { Report } from '../core/types.js';
+import { LockHeldError, UsageError } from '../model/errors.js';
+import { rejectOverlappingRoots } from '../pass/overlaps.js';
+import { runPass, selectProviders, type PassOptions } from '../pass/pass.js';
+import type { Report } from '../model/types.js';
 import { deliverMetrics, type Delivery } from '../outputs/metrics/deliver.js';
 import { outcomeOfReport, outcomeOfThrow, type PassOutcome } from '../outputs/metrics/outcome.js';
 import { appendAudit, writeReport } from '../outputs/report-files.js';

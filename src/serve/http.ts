@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../model/errors.js';
 import type { Health } from './health.js';
 
 export interface Routes {

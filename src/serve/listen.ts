@@ -1,5 +1,5 @@
 import { type ListenAddress, parseListenAddress } from '../config/listen-address.js';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../model/errors.js';
 
 export type { ListenAddress };
 

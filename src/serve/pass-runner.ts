@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { LockHeldError, errorMessage } from '../core/errors.js';
-import { selectProviders } from '../core/pass.js';
+import { LockHeldError, errorMessage } from '../model/errors.js';
+import { selectProviders } from '../pass/pass.js';
 import { describeFailure, outcomeOfThrow, type PassOutcome } from '../outputs/metrics/outcome.js';
 import { PassBroke, reconcile, type Reconciled, type ReconcileOptions } from '../reconcile/reconcile.js';
 import type { ServeCounters } from './counters.js';

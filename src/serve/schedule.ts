@@ -1,6 +1,6 @@
 import cron from 'node-cron';
 import { scheduleProblem } from '../config/cron-schedule.js';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../model/errors.js';
 
 /** Rejects a schedule node-cron cannot run, naming the key or option it came from. */
 export async function validateSchedule(expression: string, where: string): Promise<void> {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../model/errors.js';
 import type { ReconcileOptions } from '../reconcile/reconcile.js';
 import { renderLastPass } from '../outputs/metrics/last-pass.js';
 import { readLastSuccess } from '../outputs/metrics/textfile.js';

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { errorMessage, SourceOfTruthError } from '../core/errors.js';
+import { errorMessage, SourceOfTruthError } from '../model/errors.js';
 
 /** Every SQLite database this tool opens (owners' read-only, the run lock, the demo's) is opened here. */
 export function openSqlite(file: string, options: Database.Options = {}): Database.Database {

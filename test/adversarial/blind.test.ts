@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { BlindReason, Report } from '../../src/core/types.js';
+import type { BlindReason, Report } from '../../src/model/types.js';
 import { CLI, collect, type CliResult } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, lutimesSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { quarantinedName, quarantineName } from '../../src/safety/removal/quarantine.js';
 import {
   bytesPath,

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { scrubGitEnvironment } from '../../src/git/environment.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { runCli } from '../helpers/cli.js';
@@ -342,7 +342,11 @@ describe('rule 15: the re-judge just before git worktree remove', () => {
     const world = buildWorld(
       Object.fromEntries(Object.keys(LATE_CHANGES).map((name) => [name, { expect: 'failed', make: () => {} }])),
     );
-    const config = await loadConfig({ file: world.configFile, env: { ...process.env, ...world.env } });
+    const config = await loadConfig({
+      providers: PROVIDERS,
+      file: world.configFile,
+      env: { ...process.env, ...world.env },
+    });
     let changed: Map<string, ReturnType<typeof inventory>> = new Map();
     const result = await reconcile({
       config,

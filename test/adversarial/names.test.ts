@@ -2,7 +2,7 @@ import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { sessionName } from '../../src/providers/watchfire/slug.js';
 import { runCli } from '../helpers/cli.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';

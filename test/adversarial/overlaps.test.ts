@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
-import type { Provider } from '../../src/core/types.js';
+import type { Provider } from '../../src/provider-api/provider.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { backdate, daysAgo } from '../helpers/fs-fixtures.js';
 import { runCli } from '../helpers/cli.js';
@@ -128,7 +128,7 @@ describe('two providers, one folder (contract rule 16)', () => {
     symlinkSync(path.join(owl.data, 'worktrees'), link);
     const file = configWithSet(dir, owl, [link]);
     const env = { ...process.env, ...ownHomeEnv(owl.home) };
-    const config = await loadConfig({ file, env });
+    const config = await loadConfig({ providers: PROVIDERS, file, env });
     // A provider that declares no areas: the overlap is only found among the candidates.
     const providers: Provider[] = PROVIDERS.map((provider) => ({ name: provider.name, gather: provider.gather }));
     const before = contents(path.join(dir, 'world'));

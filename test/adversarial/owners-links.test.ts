@@ -1,7 +1,7 @@
 import { lchownSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { isInside } from '../../src/safety/inside.js';
 import { backdate, daysAgo } from '../helpers/fs-fixtures.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { quarantinedName } from '../../src/safety/removal/quarantine.js';
 import { runCli } from '../helpers/cli.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';

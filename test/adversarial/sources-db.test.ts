@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { PassResult } from '../../src/core/pass.js';
+import type { PassResult } from '../../src/pass/pass.js';
 import { itemAt, pass } from '../helpers/pass.js';
 import { waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';

@@ -138,6 +138,7 @@ describe('projects.yaml that cannot be trusted', () => {
     const r = registry();
     const file = path.join(r.m.root, 'projects.yaml');
     const config = await loadConfig({
+      providers: PROVIDERS,
       env: { HOME: r.m.home },
       overrides: { homes: [r.m.home], minAge: '1h', reportDir: r.m.reportDir },
     });

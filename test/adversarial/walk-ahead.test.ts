@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PassResult } from '../../src/core/pass.js';
+import type { PassResult } from '../../src/pass/pass.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { itemAt } from '../helpers/pass.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';

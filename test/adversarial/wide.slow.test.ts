@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { runCli } from '../helpers/cli.js';
 import { inventory } from '../helpers/inventory.js';
 import { itemAt } from '../helpers/pass.js';

@@ -11,6 +11,8 @@ export interface Edge {
   to: string;
   /** `import type` and `export type`: gone from the JavaScript, so they run nothing. */
   typeOnly: boolean;
+  /** `import()`: loaded only when the code that calls it runs. */
+  dynamic?: boolean;
 }
 
 /** Every .ts file under src/, relative to it, in a stable order. */
@@ -26,14 +28,14 @@ function sourceFiles(dir = SRC): string[] {
 
 /**
  * The imports of one file as TypeScript parses them: static imports, re-exports, `import()` of a
- * literal, and `process.getBuiltinModule()` of one.
+ * literal.
  */
 function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8')): Edge[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const edges: Edge[] = [];
-  const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
+  const add = (specifier: ts.Expression | undefined, typeOnly: boolean, dynamic = false) => {
     if (specifier && ts.isStringLiteral(specifier))
-      edges.push({ from: file, to: resolve(file, specifier.text), typeOnly });
+      edges.push({ from: file, to: resolve(file, specifier.text), typeOnly, ...(dynamic ? { dynamic } : {}) });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) {
@@ -41,7 +43,7 @@ function importsOf(file: string, text = readFileSync(path.join(SRC, file), 'utf8
     } else if (ts.isExportDeclaration(node)) {
       add(node.moduleSpecifier, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      add(node.arguments[0], false);
+      add(node.arguments[0], false, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -74,8 +76,8 @@ export interface ImportGraph {
   edges: Edge[];
   /** What a file imports, runtime imports only unless `withTypes`. */
   direct(file: string, withTypes?: boolean): string[];
-  /** Everything a file loads, itself excluded, following runtime imports through src/. */
-  closure(file: string): Set<string>;
+  /** Everything a file loads, itself excluded, following runtime imports through src/ (with `static`, not `import()`). */
+  closure(file: string, options?: { static?: boolean }): Set<string>;
 }
 
 export function importGraph(
@@ -87,11 +89,15 @@ export function importGraph(
   for (const edge of edges) byFile.set(edge.from, [...(byFile.get(edge.from) ?? []), edge]);
   const direct = (file: string, withTypes = false) =>
     (byFile.get(file) ?? []).filter((edge) => withTypes || !edge.typeOnly).map((edge) => edge.to);
-  const closure = (file: string) => {
+  const closure = (file: string, options: { static?: boolean } = {}) => {
     const seen = new Set<string>();
     const queue = [file];
+    const follow = (from: string) =>
+      (byFile.get(from) ?? [])
+        .filter((edge) => !edge.typeOnly && !(options.static && edge.dynamic))
+        .map((edge) => edge.to);
     while (queue.length > 0) {
-      for (const next of direct(queue.pop() as string)) {
+      for (const next of follow(queue.pop() as string)) {
         if (seen.has(next)) continue;
         seen.add(next);
         if (next.endsWith('.ts')) queue.push(next);

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { chainTo, importGraph, layerOf, type ImportGraph } from './imports.js';
 
 /**
- * The layers of src/, one way only. commands/ (and cli.ts, serve/) orchestrate: they run the pass,
- * write its report, deliver its metrics. core/ runs a pass and answers its report; it writes no
- * output. outputs/ renders and exports what it is given. A judge turns evidence into verdicts and
- * must stay pure: nothing it loads may start git, touch the disk or read the config.
- * Every import is read with TypeScript's own parser.
+ * The layers of src/, one way only, type imports counted. commands/ (and cli.ts, serve/) call the
+ * one function that runs a pass (reconcile/), which writes its report and delivers its metrics.
+ * pass/ runs a pass and answers its report; it writes no output. outputs/ renders and exports what
+ * it is given. A judge turns evidence into verdicts and must stay pure: nothing it loads may start
+ * git, touch the disk or read the config. Every import is read with TypeScript's own parser.
  */
 const graph: ImportGraph = importGraph();
 
@@ -16,7 +16,7 @@ const isOutputWriter = (file: string) =>
 const touchesDisk = (file: string) => file === 'node:fs' || file === 'node:fs/promises' || file === 'better-sqlite3';
 const isNetwork = (file: string) => file === 'node:http' || file === 'node:net' || file === 'prom-client';
 const startsProcesses = (file: string) => file === 'node:child_process' || file.startsWith('git/');
-const isPassRunner = (file: string) => file === 'core/pass.ts' || file === 'core/executor.ts';
+const isPassRunner = (file: string) => file === 'pass/pass.ts' || file === 'pass/executor.ts';
 
 function violations(rule: (from: string, to: string) => boolean, withTypes = true): string[] {
   return graph.edges
@@ -31,11 +31,11 @@ describe('the layers of src/', () => {
     ).toEqual([]);
   });
 
-  it('core/ writes no output and knows no command: its callers write the report', () => {
+  it('pass/ writes no output and knows no command: its caller writes the report', () => {
     expect(
       violations(
         (from, to) =>
-          from.startsWith('core/') && (layerOf(to) === 'commands' || layerOf(to) === 'serve' || isOutputWriter(to)),
+          from.startsWith('pass/') && (layerOf(to) === 'commands' || layerOf(to) === 'serve' || isOutputWriter(to)),
       ),
     ).toEqual([]);
   });
@@ -94,69 +94,108 @@ describe('the layers of src/', () => {
     expect(found).toEqual([]);
   });
 
-  it('the top-level folders of src/ import each other without cycles, but for the imports listed with their reason', () => {
-    expect(folderCycles(graph, ALLOWED_BACK_EDGES)).toEqual([]);
+  it('each top-level folder imports only the folders below it, type imports counted', () => {
+    const rank = (file: string) => LAYERS.indexOf(layerOf(file) ?? '');
+    const unknown = [...new Set(graph.files.map((file) => layerOf(file)))].filter(
+      (layer) => layer !== null && !LAYERS.includes(layer),
+    );
+    expect(unknown).toEqual([]);
+    expect(
+      violations((from, to) => to.endsWith('.ts') && layerOf(from) !== layerOf(to) && rank(to) > rank(from)),
+    ).toEqual([]);
   });
 
-  it('every import listed as an allowed back edge still exists (the list stays exact)', () => {
-    const unused = ALLOWED_BACK_EDGES.filter(
-      (allowed) => !graph.edges.some((edge) => !edge.typeOnly && isAllowed(allowed, edge.from, edge.to)),
+  it('model/ is the leaf: it imports nothing of the project but itself', () => {
+    expect(
+      violations((from, to) => from.startsWith('model/') && to.endsWith('.ts') && !to.startsWith('model/')),
+    ).toEqual([]);
+  });
+
+  it('no file of src/ is in an import circle, type imports counted', () => {
+    expect(fileCycles(graph)).toEqual([]);
+  });
+
+  it('reading the command line loads no provider: --only is checked against the registry when the pass starts', () => {
+    const startup = ['cli.ts', ...graph.closure('cli.ts', { static: true })];
+    expect(startup.filter((file) => file.startsWith('providers/'))).toEqual([]);
+    expect(startup).toContain('commands/args.ts');
+  });
+
+  it('the check of the order sees an import that runs back up', () => {
+    const planted = importGraph(['model/types.ts', 'pass/pass.ts'], (file) =>
+      file === 'model/types.ts' ? [{ from: file, to: 'pass/pass.ts', typeOnly: true }] : [],
     );
-    expect(unused).toEqual([]);
+    const rank = (file: string) => LAYERS.indexOf(layerOf(file) ?? '');
+    expect(planted.edges.filter((edge) => rank(edge.to) > rank(edge.from))).toHaveLength(1);
+    expect(
+      fileCycles(
+        importGraph(['a/x.ts', 'a/y.ts'], (file) => [
+          { from: file, to: file === 'a/x.ts' ? 'a/y.ts' : 'a/x.ts', typeOnly: true },
+        ]),
+      ),
+    ).toEqual(['a/x.ts -> a/y.ts -> a/x.ts']);
   });
 });
 
-interface BackEdge {
-  /** The importing folder, or `*` for any. */
-  from: string;
-  /** The files of another folder it may import although that folder sits below it. */
-  to: readonly string[];
-  why: string;
-}
-
-/** The run-time imports that point back up the layers, each with its reason. Nothing else may. */
-const ALLOWED_BACK_EDGES: readonly BackEdge[] = [
-  {
-    from: '*',
-    to: ['core/errors.ts'],
-    why: 'the typed errors every layer throws and only cli.ts maps to exit codes; errors.ts imports nothing',
-  },
-  {
-    from: 'config',
-    to: ['providers/registry.ts'],
-    why:
-      "the config's `providers` section is each registered provider's own, and a provider may complete its section " +
-      '(the worktrees sets) when the file is loaded, so a bad file is one clear error before any pass',
-  },
+/**
+ * The top-level folders of src/, from the bottom up: a folder may import only those before it.
+ * model/ (the report's vocabulary, reasons, errors) imports nothing; util/ and safety/ (the file
+ * system, /proc, owners, removal) come next; git/ runs git; config/ reads the file, given the
+ * providers; provider-api/ is what a provider is and is given; engines/ serve several providers;
+ * providers/ are the tools and their registry; pass/ runs a pass; outputs/ render and export it;
+ * reconcile/ runs a whole pass with its outputs; serve/ and commands/ call it; cli.ts is the entry.
+ */
+const LAYERS = [
+  'model',
+  'util',
+  'safety',
+  'git',
+  'config',
+  'provider-api',
+  'engines',
+  'providers',
+  'pass',
+  'outputs',
+  'reconcile',
+  'serve',
+  'commands',
+  '.',
 ];
 
-function isAllowed(allowed: BackEdge, from: string, to: string): boolean {
-  return (allowed.from === '*' || allowed.from === layerOf(from)) && allowed.to.includes(to);
-}
-
-/** Each cycle among the top-level folders of src/ through run-time imports, as `a -> b -> a`. */
-function folderCycles(graph: ImportGraph, allowed: readonly BackEdge[]): string[] {
-  const reaches = new Map<string, Set<string>>();
-  for (const edge of graph.edges) {
-    const from = layerOf(edge.from);
-    const to = layerOf(edge.to);
-    if (edge.typeOnly || !from || !to || from === to) continue;
-    if (allowed.some((each) => isAllowed(each, edge.from, edge.to))) continue;
-    reaches.set(from, (reaches.get(from) ?? new Set()).add(to));
-  }
-  const cycles = new Set<string>();
-  const walk = (trail: string[]) => {
-    const here = trail[trail.length - 1] as string;
-    for (const next of reaches.get(here) ?? []) {
-      const at = trail.indexOf(next);
-      if (at >= 0) {
-        const cycle = trail.slice(at);
-        const start = cycle.indexOf([...cycle].sort()[0] as string);
-        const turned = [...cycle.slice(start), ...cycle.slice(0, start)];
-        cycles.add([...turned, turned[0]].join(' -> '));
-      } else walk([...trail, next]);
+/** Each circle of imports among the files of src/ (type imports counted), as `a -> b -> a`. */
+function fileCycles(graph: ImportGraph): string[] {
+  const next = (file: string) => graph.direct(file, true).filter((to) => to.endsWith('.ts'));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[] = [];
+  let counter = 0;
+  const visit = (file: string): void => {
+    index.set(file, counter);
+    low.set(file, counter);
+    counter += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const to of next(file)) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file) as number, low.get(to) as number));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file) as number, index.get(to) as number));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const circle: string[] = [];
+    for (;;) {
+      const top = stack.pop() as string;
+      onStack.delete(top);
+      circle.push(top);
+      if (top === file) break;
+    }
+    if (circle.length > 1) {
+      const sorted = circle.sort();
+      found.push([...sorted, sorted[0]].join(' -> '));
     }
   };
-  for (const folder of reaches.keys()) walk([folder]);
-  return [...cycles].sort();
+  for (const file of graph.files) if (!index.has(file)) visit(file);
+  return found.sort();
 }

@@ -19,12 +19,12 @@ interface Allowed {
 
 const EXECUTOR: readonly Allowed[] = [
   {
-    file: 'core/executor.ts',
+    file: 'pass/executor.ts',
     what: [
       'imports moveToQuarantine from safety/removal/quarantine.ts',
       'imports removeTree from safety/removal/remove.ts',
       'imports renameSync from safety/fs/entries.ts',
-      'imports removeWorktreeWithGit from engines/git-worktree/git-remove.ts',
+      'imports removeWorktreeWithGit from git/worktree-remove.ts',
       'imports unlinkProvenFile from safety/removal/unlink-file.ts',
     ],
     why: 'the executor: quarantine rename, last proof, removal, and putting a folder back when the proof fails',
@@ -50,7 +50,7 @@ const EXECUTOR: readonly Allowed[] = [
     why: 'the quarantine rename the executor makes',
   },
   {
-    file: 'engines/git-worktree/git-remove.ts',
+    file: 'git/worktree-remove.ts',
     what: ['runs git worktree remove'],
     why: '`git worktree remove`, run by the executor alone, right after the last proof',
   },
@@ -142,7 +142,7 @@ describe('only the executor removes or renames', () => {
       "await git(['branch', '-D', name]);",
       "spawn('rm', ['-rf', target]);",
       "execFileSync('mv', [a, b]);",
-      "import { removeWorktreeWithGit } from '../../engines/git-worktree/git-remove.js';",
+      "import { removeWorktreeWithGit } from '../../git/worktree-remove.js';",
       "await runGit(['gc', '--prune=now'], { cwd: repo });",
       "await runGit(['-C', repo, 'prune']);",
       "await runGit(['repack', '-a', '-d']);",
@@ -165,9 +165,9 @@ describe('only the executor removes or renames', () => {
     const executorSide = new Set(EXECUTOR.map((allowed) => allowed.file));
     const users = (name: string) =>
       [...new Set(all.filter((found) => found.what.startsWith(`imports ${name} `)).map((found) => found.file))].sort();
-    expect(users('moveToQuarantine')).toEqual(['core/executor.ts']);
-    expect(users('removeWorktreeWithGit')).toEqual(['core/executor.ts']);
-    expect(users('unlinkProvenFile')).toEqual(['core/executor.ts']);
+    expect(users('moveToQuarantine')).toEqual(['pass/executor.ts']);
+    expect(users('removeWorktreeWithGit')).toEqual(['pass/executor.ts']);
+    expect(users('unlinkProvenFile')).toEqual(['pass/executor.ts']);
     expect(users('removeTree').filter((file) => !file.endsWith('/demo.ts') && !executorSide.has(file))).toEqual([
       'providers/kilo/lock.ts',
     ]);

@@ -29,7 +29,7 @@ const REMOVERS: Readonly<Record<string, readonly string[]>> = {
   'safety/fs/write.ts': ['truncateRegularFileSync', 'writeFileAtomic'],
   'safety/removal/remove.ts': ['removeTree'],
   'safety/removal/quarantine.ts': ['moveToQuarantine'],
-  'engines/git-worktree/git-remove.ts': ['removeWorktreeWithGit'],
+  'git/worktree-remove.ts': ['removeWorktreeWithGit'],
   'safety/removal/unlink-file.ts': ['unlinkProvenFile'],
 };
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { sessionName } from '../../src/providers/watchfire/slug.js';
 import { buildFleet, restoreFleet, saveFleet, type Fleet } from '../adversarial/support/fleet.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { whose } from '../../src/safety/processes/user-names.js';
 import { CLI, collect, runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/processes.js';

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { expandHomes } from '../../src/config/homes.js';
 import { parseDuration } from '../../src/util/duration.js';
-import { ConfigError } from '../../src/core/errors.js';
+import { ConfigError } from '../../src/model/errors.js';
 import { tempDir } from '../helpers/temp.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 
 function configFile(text: string): string {
   const file = path.join(tempDir(), 'config.yaml');
@@ -31,7 +32,11 @@ describe('durations', () => {
 describe('loadConfig', () => {
   it('completes built-in defaults from the environment', async () => {
     const home = tempDir();
-    const config = await loadConfig({ env: { HOME: home, XDG_STATE_HOME: path.join(home, 'state') }, isRoot: false });
+    const config = await loadConfig({
+      providers: PROVIDERS,
+      env: { HOME: home, XDG_STATE_HOME: path.join(home, 'state') },
+      isRoot: false,
+    });
     expect(config.homes).toEqual([home]);
     expect(config.minAge).toBe('1h');
     expect(config.processCheck).toBe('auto');
@@ -53,7 +58,7 @@ describe('loadConfig', () => {
   });
 
   it('puts reports in /var/lib/agent-janitor when run as root', async () => {
-    const config = await loadConfig({ env: { HOME: '/root' }, isRoot: true });
+    const config = await loadConfig({ providers: PROVIDERS, env: { HOME: '/root' }, isRoot: true });
     expect(config.reportDir).toBe('/var/lib/agent-janitor');
   });
 
@@ -75,7 +80,7 @@ providers:
     sets:
       - { name: vibe-kanban, roots: ["/var/tmp/vibe-kanban/worktrees/*"], idleAfter: 3d }
 `);
-    const config = await loadConfig({ file, env: { HOME: '/nonexistent' } });
+    const config = await loadConfig({ providers: PROVIDERS, file, env: { HOME: '/nonexistent' } });
     expect(config.homes).toEqual(['/home/*', '/root']);
     expect(config.minAge).toBe('30m');
     expect(config.processCheck).toBe('required');
@@ -95,7 +100,7 @@ providers:
 
   it('names the file and key for a set that is not built in and has no roots, and for a name given twice', async () => {
     const noRoots = configFile('providers:\n  worktrees:\n    sets:\n      - { name: mine, idleAfter: 2d }\n');
-    await expect(loadConfig({ file: noRoots, env: { HOME: '/nonexistent' } })).rejects.toThrow(
+    await expect(loadConfig({ providers: PROVIDERS, file: noRoots, env: { HOME: '/nonexistent' } })).rejects.toThrow(
       new RegExp(
         `^${noRoots}: providers\\.worktrees\\.sets\\[0\\]\\.roots: set mine is not built in, so it needs roots`,
       ),
@@ -103,11 +108,11 @@ providers:
     const twice = configFile(
       'providers:\n  worktrees:\n    sets:\n      - { name: codex, enabled: false }\n      - { name: codex, idleAfter: 9d }\n',
     );
-    await expect(loadConfig({ file: twice, env: { HOME: '/nonexistent' } })).rejects.toThrow(
+    await expect(loadConfig({ providers: PROVIDERS, file: twice, env: { HOME: '/nonexistent' } })).rejects.toThrow(
       /providers\.worktrees\.sets\[1\]\.name: set codex is already named by providers\.worktrees\.sets\[0\]/,
     );
     const relative = configFile('providers:\n  worktrees:\n    sets:\n      - { name: rel, roots: [worktrees/*] }\n');
-    await expect(loadConfig({ file: relative, env: { HOME: '/nonexistent' } })).rejects.toThrow(
+    await expect(loadConfig({ providers: PROVIDERS, file: relative, env: { HOME: '/nonexistent' } })).rejects.toThrow(
       /sets\[0\]\.roots\[0\]: "worktrees\/\*": a root is an absolute path, or starts with ~\/ or an anchor/,
     );
   });
@@ -115,6 +120,7 @@ providers:
   it('lets command-line overrides win', async () => {
     const file = configFile('minAge: 2h\nhomes: [/a]\n');
     const config = await loadConfig({
+      providers: PROVIDERS,
       file,
       env: {},
       overrides: {
@@ -150,7 +156,7 @@ providers:
   for (const [what, text, pattern] of cases) {
     it(`names the file and key for ${what}`, async () => {
       const file = configFile(text);
-      const error = await loadConfig({ file, env: {} }).catch((err: unknown) => err);
+      const error = await loadConfig({ providers: PROVIDERS, file, env: {} }).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(ConfigError);
       const message = (error as Error).message;
       expect(message.startsWith(`${file}: `)).toBe(true);
@@ -160,18 +166,22 @@ providers:
   }
 
   it('names the file that cannot be read', async () => {
-    const error = await loadConfig({ file: '/nonexistent/agent-janitor.yaml', env: {} }).catch((err: unknown) => err);
+    const error = await loadConfig({ providers: PROVIDERS, file: '/nonexistent/agent-janitor.yaml', env: {} }).catch(
+      (err: unknown) => err,
+    );
     expect((error as Error).message).toMatch(/^\/nonexistent\/agent-janitor\.yaml: cannot read/);
   });
 
   it('takes the file from $AGENT_JANITOR_CONFIG', async () => {
     const file = configFile('minAge: 5m\n');
-    const config = await loadConfig({ env: { AGENT_JANITOR_CONFIG: file } });
+    const config = await loadConfig({ providers: PROVIDERS, env: { AGENT_JANITOR_CONFIG: file } });
     expect(config.minAge).toBe('5m');
   });
 
   it('refuses a bad --min-age naming the option', async () => {
-    await expect(loadConfig({ env: {}, overrides: { minAge: 'later' } })).rejects.toThrow(/^--min-age: /);
+    await expect(loadConfig({ providers: PROVIDERS, env: {}, overrides: { minAge: 'later' } })).rejects.toThrow(
+      /^--min-age: /,
+    );
   });
 });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemaFor } from '../../src/config/schema.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
+
+const configSchema = configSchemaFor(PROVIDERS);
 import { describeIssue } from '../../src/util/zod-issue.js';
 
 /** What a config file gets: its value with every default, or the one line after the file's name. */

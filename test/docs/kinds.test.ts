@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-/** The members of `ItemKind` in src/core/types.ts, read with the TypeScript parser. */
+/** The members of `ItemKind` in src/model/types.ts, read with the TypeScript parser. */
 function codeKinds(): string[] {
-  const file = new URL('../../src/core/types.ts', import.meta.url);
+  const file = new URL('../../src/model/types.ts', import.meta.url);
   const source = ts.createSourceFile(file.pathname, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const alias = source.statements.find(
     (statement): statement is ts.TypeAliasDeclaration =>
       ts.isTypeAliasDeclaration(statement) && statement.name.text === 'ItemKind',
   );
-  if (!alias || !ts.isUnionTypeNode(alias.type)) throw new Error('src/core/types.ts has no union type ItemKind');
+  if (!alias || !ts.isUnionTypeNode(alias.type)) throw new Error('src/model/types.ts has no union type ItemKind');
   return alias.type.types.map((member) => {
     if (!ts.isLiteralTypeNode(member) || !ts.isStringLiteral(member.literal))
       throw new Error(`ItemKind has a member that is not a string literal: ${member.getText(source)}`);

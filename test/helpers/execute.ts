@@ -1,9 +1,10 @@
 import path from 'node:path';
 import pino from 'pino';
 import { scanProcesses } from '../../src/safety/processes/processes.js';
-import { executePlan, type ExecutedDeletion } from '../../src/core/executor.js';
-import type { Candidate, ReportItem } from '../../src/core/types.js';
-import { inspectCandidate } from '../../src/safety/inspect.js';
+import { executePlan, type ExecutedDeletion } from '../../src/pass/executor.js';
+import type { Candidate } from '../../src/provider-api/candidate.js';
+import type { ReportItem } from '../../src/model/types.js';
+import { inspectCandidate } from '../../src/pass/inspect.js';
 import { CLOCK_MARGIN_MS } from '../../src/safety/since.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,8 +4,8 @@ import { stringify } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
-import type { PassResult } from '../../src/core/pass.js';
-import type { ProviderName, Report, ReportItem } from '../../src/core/types.js';
+import type { PassResult } from '../../src/pass/pass.js';
+import type { ProviderName, Report, ReportItem } from '../../src/model/types.js';
 import { PROVIDERS, REASONS } from '../../src/providers/registry.js';
 
 export interface PassSetup {
@@ -25,7 +25,7 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
   const file = path.join(setup.dir, 'agent-janitor.yaml');
   writeFileSync(file, stringify({ reportDir: path.join(setup.dir, 'report'), ...setup.config }));
   const env = { ...process.env, ...setup.env };
-  const config = await loadConfig({ file, env });
+  const config = await loadConfig({ providers: PROVIDERS, file, env });
   const result = await reconcile({
     config,
     providers: PROVIDERS,

@@ -1,4 +1,4 @@
-import type { Report, ReportItem } from '../../src/core/types.js';
+import type { Report, ReportItem } from '../../src/model/types.js';
 
 // A report as a pass builds it, for the tests of what is written from one.
 

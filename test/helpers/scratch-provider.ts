@@ -3,10 +3,13 @@ import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
-import type { PassResult } from '../../src/core/pass.js';
-import type { Candidate, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
+import type { PassResult } from '../../src/pass/pass.js';
+import type { Candidate } from '../../src/provider-api/candidate.js';
+import type { OwnerJudgement, ProviderName } from '../../src/model/types.js';
+import type { Provider } from '../../src/provider-api/provider.js';
 import { readdirNamesSync } from '../../src/safety/fs/list.js';
 import { quarantinedName } from '../../src/safety/removal/quarantine.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 
 /**
  * A real provider for testing the core alone: every direct child of `root` is a candidate whose
@@ -76,6 +79,7 @@ export async function scratchPass(options: {
   onPlanned?: () => void | Promise<void>;
 }): Promise<PassResult> {
   const config = await loadConfig({
+    providers: PROVIDERS,
     env: { HOME: options.reportDir },
     overrides: { reportDir: options.reportDir, minAge: options.minAge ?? '1h' },
   });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFi
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { beatKiloLocks } from '../helpers/kilo-heartbeats.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { runCli } from '../helpers/cli.js';

@@ -3,10 +3,13 @@ import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { EffectiveConfig } from '../../src/config/schema.js';
-import type { Candidate, ItemKind, OwnerJudgement, Provider, ProviderName } from '../../src/core/types.js';
-import type { Reason } from '../../src/core/reasons.js';
+import type { Candidate } from '../../src/provider-api/candidate.js';
+import type { ItemKind, OwnerJudgement, ProviderName } from '../../src/model/types.js';
+import type { Provider } from '../../src/provider-api/provider.js';
+import type { Reason } from '../../src/model/types.js';
 import { PassBroke, reconcile, type ReconcileOptions } from '../../src/reconcile/reconcile.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
+import { PROVIDERS } from '../../src/providers/registry.js';
 
 export interface FixtureItem {
   name: string;
@@ -114,6 +117,7 @@ export interface FixtureConfig {
 
 export async function fixtureConfig(options: FixtureConfig): Promise<EffectiveConfig> {
   const config = await loadConfig({
+    providers: PROVIDERS,
     env: { HOME: options.reportDir },
     overrides: {
       reportDir: options.reportDir,

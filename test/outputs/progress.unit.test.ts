@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReportItem } from '../../src/core/types.js';
+import type { ReportItem } from '../../src/model/types.js';
 import { TerminalProgress, terminalProgressFor } from '../../src/outputs/progress.js';
 
 const CLEAR = '\r\x1b[2K';

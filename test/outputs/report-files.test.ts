@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { renderMarkdown } from '../../src/outputs/markdown.js';
 import { writeReport } from '../../src/outputs/report-files.js';
 import { reportJsonPieces } from '../../src/outputs/report-json.js';

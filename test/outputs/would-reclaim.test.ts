@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { world } from '../adversarial/support/watchfire-world.js';
 import { runCli } from '../helpers/cli.js';
 import { diffInventories } from '../helpers/inventory.js';

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Provider } from '../../src/core/types.js';
+import type { Provider } from '../../src/provider-api/provider.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { hookFs, restoreFs } from '../helpers/fs-hook.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';

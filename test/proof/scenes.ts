@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { ItemKind, ProviderName } from '../../src/core/types.js';
+import type { ItemKind, ProviderName } from '../../src/model/types.js';
 import { quarantineName } from '../../src/safety/removal/quarantine.js';
 import { workspaceRepo, clineScene, historyItem as clineItem, writeTaskHistory } from '../providers/cline/fixtures.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';

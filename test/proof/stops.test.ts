@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Report } from '../../src/core/types.js';
+import type { Report } from '../../src/model/types.js';
 import { runCli } from '../helpers/cli.js';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { itemAt, pass } from '../helpers/pass.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import type { Provider } from '../../src/core/types.js';
+import type { Provider } from '../../src/provider-api/provider.js';
 import { startServe, type ServeHandle } from '../../src/serve/serve.js';
 import { tempDir } from '../helpers/temp.js';
 import { type Sample, parseExposition } from '../metrics/exposition.js';

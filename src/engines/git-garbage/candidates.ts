@@ -1,5 +1,6 @@
-import { errorMessage } from '../../core/errors.js';
-import type { Candidate, ProviderName, Removal } from '../../core/types.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Candidate, Removal } from '../../provider-api/candidate.js';
+import type { ProviderName } from '../../model/types.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { formatBytes } from '../../util/format.js';
 import { listGitGarbage, type GarbageFile } from './listing.js';

@@ -1,4 +1,4 @@
-import type { Reason, ReasonTable } from '../../core/reasons.js';
+import type { Reason, ReasonTable } from '../../model/types.js';
 
 /** What the git garbage engine gives, for every checkpoint provider that deletes git's temporary files with it. */
 export const GIT_GARBAGE_REASONS = {

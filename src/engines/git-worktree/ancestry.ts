@@ -1,5 +1,5 @@
 import { git } from '../../git/git.js';
-import { KEEPING_REFS, readKeepingRefFiles } from './ref-files.js';
+import { KEEPING_REFS, type KeepingRef, readKeepingRefFiles } from './ref-files.js';
 import type { HeadState } from './status.js';
 
 /** What keeps a worktree's HEAD commit, answered for all worktrees of one repository at once. */
@@ -17,15 +17,6 @@ export interface HeldRef {
   name: string;
   commit: string;
   containingRefs: string[];
-}
-
-export interface KeepingRef {
-  name: string;
-  /**
-   * The commit it keeps (a tag peeled), or null for a ref that keeps no commit; read from the files,
-   * a ref naming a tree or a blob keeps that id instead, which no HEAD and no commit ever equals.
-   */
-  commit: string | null;
 }
 
 export interface WorktreeHead extends HeadState {

@@ -1,4 +1,4 @@
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { WorktreeEvidence } from './evidence.js';
 import {
   branchName,

@@ -1,17 +1,16 @@
-import { asError } from '../../core/errors.js';
+import { GIT_CONCURRENCY } from '../../git/settings.js';
+import { asError } from '../../model/errors.js';
 import { IncompleteAnswer } from '../../git/git.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { mapLimit } from '../../util/limit.js';
-import { listKeepingRefs, readAncestry, type Ancestry, type HeldRef, type KeepingRef } from './ancestry.js';
+import { listKeepingRefs, readAncestry, type Ancestry, type HeldRef } from './ancestry.js';
+import type { KeepingRef } from './ref-files.js';
 import { compareFlagged, type FlaggedChanges } from './flagged.js';
 import { readWorktreeLink, type LinkProblem, type WorktreeLink } from './link.js';
 import { operationInProgress } from './operations.js';
 import { readWorktreeStatuses, type HeadState, type WorktreeChanges, type WorktreeStatus } from './status.js';
 import { findSubmodule, readWorktreeIndex } from './submodules.js';
 import { listWorktreeRefs } from './worktree-refs.js';
-
-/** Git processes at once across worktrees: enough to overlap waiting on disk, few enough for a shared box. */
-export const GIT_CONCURRENCY = 4;
 
 /** What git says of one worktree, read without writing anything (no optional locks). */
 export interface GitFacts {

@@ -1,6 +1,6 @@
 import type { Stats } from '../../safety/fs/stat.js';
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from './evidence.js';

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { measureTree, type TreeFacts } from '../../safety/walk/walk.js';
 
 export interface NewestWrite {

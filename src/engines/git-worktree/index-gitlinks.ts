@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { readFileBuffer } from '../../safety/fs/read.js';
 
 /**

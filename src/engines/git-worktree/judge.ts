@@ -1,5 +1,5 @@
 import { formatDuration } from '../../util/duration.js';
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { WorktreeEvidence } from './evidence.js';
 import { checkWorktree, heldDetail } from './checklist.js';
 import type { NewestWrite } from './idle.js';

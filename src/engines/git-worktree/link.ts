@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync, realpathSync } from '../../safety/fs/stat.js';
 import { readFileOrNullSync } from '../../safety/fs/read.js';
 

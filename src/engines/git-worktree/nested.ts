@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { measureTree, type NestedGitEntries, type TreeFacts } from '../../safety/walk/walk.js';
 
 /** The `.git` entries below a worktree's top, as its walk found them, or why the walk could not tell. */

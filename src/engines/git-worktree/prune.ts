@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { RemovalStopped } from '../../core/errors.js';
-import type { Removal } from '../../core/types.js';
+import { RemovalStopped } from '../../model/errors.js';
+import type { Removal } from '../../provider-api/candidate.js';
 import { isStrictlyInside } from '../../safety/containment.js';
 import { lstatOrNull, realpath } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { readFileOrNull } from '../../safety/fs/read.js';
 import { quarantinedName } from '../../safety/removal/quarantine.js';
-import type { KeepingRef } from './ancestry.js';
+import type { KeepingRef } from './ref-files.js';
 import { readWorktreeRefFiles } from './worktree-refs.js';
 
 /** An admin entry `<common>/worktrees/<id>` whose worktree folder is gone. */

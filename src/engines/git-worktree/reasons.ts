@@ -1,4 +1,4 @@
-import type { ReasonTable } from '../../core/reasons.js';
+import type { ReasonTable } from '../../model/types.js';
 
 /** What the git worktree engine finds in a worktree, for every provider that judges worktrees with it. */
 export const WORKTREE_REASONS = {

@@ -2,7 +2,16 @@ import path from 'node:path';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import { readdirSync } from '../../safety/fs/list.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';
-import type { KeepingRef } from './ancestry.js';
+
+/** A ref that keeps a commit, and the commit it keeps. */
+export interface KeepingRef {
+  name: string;
+  /**
+   * The commit it keeps (a tag peeled), or null for a ref that keeps no commit; read from the files,
+   * a ref naming a tree or a blob keeps that id instead, which no HEAD and no commit ever equals.
+   */
+  commit: string | null;
+}
 
 /**
  * A repository's branches, remote-tracking branches and tags read from its files, the way git's

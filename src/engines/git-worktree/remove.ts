@@ -1,5 +1,6 @@
-import { RemovalStopped, stopFor } from '../../core/errors.js';
-import type { GuardContext, OwnerJudgement, Removal } from '../../core/types.js';
+import { RemovalStopped, stopFor } from '../../model/errors.js';
+import type { GuardContext, Removal } from '../../provider-api/candidate.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import { examineWorktree, type WorktreeEvidence } from './evidence.js';
 
 export interface WorktreeRemovalPlan {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { asError } from '../../core/errors.js';
+import { asError } from '../../model/errors.js';
 import { git, runGit, type GitResult } from '../../git/git.js';
 import { mapLimit } from '../../util/limit.js';
 import { gitIdentityFor, type Owner } from '../../safety/owners/owner.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { git } from '../../git/git.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
-import type { KeepingRef } from './ancestry.js';
+import type { KeepingRef } from './ref-files.js';
 import type { WorktreeLink } from './link.js';
 import { readLooseRefs, type LooseRef } from './ref-files.js';
 

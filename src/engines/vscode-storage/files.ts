@@ -1,4 +1,4 @@
-import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';
 import { readdirOrEmpty, type Dirent } from '../../safety/fs/list.js';

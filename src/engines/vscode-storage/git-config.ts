@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Candidate, ProviderName } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { ProviderName } from '../../model/types.js';
 
 /**
  * A `.<name>.cleanup-<uuid>` left by an interrupted deletion: it was proven dead when it was

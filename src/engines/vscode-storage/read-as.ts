@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { SourceOfTruthError } from '../../core/errors.js';
+import { SourceOfTruthError } from '../../model/errors.js';
 import { parsedOrThrow } from '../../util/zod-issue.js';
 
 /**

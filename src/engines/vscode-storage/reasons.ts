@@ -1,4 +1,4 @@
-import type { ReasonTable } from '../../core/reasons.js';
+import type { ReasonTable } from '../../model/types.js';
 
 /** What the VS Code storage reader finds of an extension's tasks and checkpoint repositories (cline, roo). */
 export const VSCODE_REASONS = {

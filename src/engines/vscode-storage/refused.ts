@@ -1,4 +1,4 @@
-import type { ProviderName, RootStatus } from '../../core/types.js';
+import type { ProviderName, RootStatus } from '../../model/types.js';
 import type { RefusedPlace } from './editors.js';
 
 /**

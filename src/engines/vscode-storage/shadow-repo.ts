@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { canRunInEach, EACH, runGitInEach } from '../../git/each.js';
 import { type GitError, type GitResult, IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';

@@ -1,4 +1,4 @@
-import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { openReadOnly } from './read-only-db.js';
 import { isPlainObject } from '../../util/plain-object.js';
 

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { EffectiveConfig } from '../../config/schema.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import type { PassOutcome } from './outcome.js';
 import { pushMetrics } from './pushgateway.js';
 

@@ -1,6 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
-import { isHeld } from '../../core/held.js';
-import { VERDICTS, type ProviderName, type ReportItem } from '../../core/types.js';
+import { isHeld } from '../../model/held.js';
+import { VERDICTS, type ProviderName, type ReportItem } from '../../model/types.js';
 import type { PassOutcome } from './outcome.js';
 
 /** The contract's names for the last pass's gauges. */

@@ -1,5 +1,5 @@
-import type { ProviderName, Report } from '../../core/types.js';
-import { errorMessage } from '../../core/errors.js';
+import type { ProviderName, Report } from '../../model/types.js';
+import { errorMessage } from '../../model/errors.js';
 
 /**
  * What one pass left behind for the metrics: its report, or, when the pass threw before it could

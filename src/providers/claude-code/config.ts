@@ -21,4 +21,4 @@ type ClaudeCodeSection = z.output<typeof claudeCodeSection>;
 
 /** This provider's section of a loaded config. */
 export const claudeCodeConfig = (config: EffectiveConfig): ClaudeCodeSection =>
-  config.providers['claude-code'] as ClaudeCodeSection;
+  claudeCodeSection.parse(config.providers['claude-code']);

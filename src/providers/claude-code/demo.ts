@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { backdateTree, type SandboxBuilder, type SandboxContext, type SandboxExtras } from '../../core/sandbox.js';
+import {
+  backdateTree,
+  type SandboxBuilder,
+  type SandboxContext,
+  type SandboxExtras,
+} from '../../provider-api/sandbox.js';
 import { writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 import { mkdir, symlink } from '../../safety/fs/write.js';
 import { ownPidDomain, processStart } from '../../safety/processes/process-start.js';

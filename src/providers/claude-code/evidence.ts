@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { canonicalIfSame, canonicalOf, placeInOurView, processPathIs } from '../../safety/identity/spellings.js';
 import { isInside } from '../../safety/inside.js';
 import { describeProcesses } from '../../safety/processes/describe-processes.js';

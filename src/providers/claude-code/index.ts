@@ -1,4 +1,4 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { claudeCodeSection } from './config.js';
 import { claudeCodeSandbox } from './demo.js';
 import { CLAUDE_ANCHORS } from './projects-anchor.js';

@@ -1,4 +1,4 @@
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import { PARENT_VARIABLE, SESSION_VARIABLE, type SessionFolder } from './layout.js';
 
 /** What /proc says of a recorded process: running as recorded, gone (or another process now), or not to be told. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { GatherContext, RootStatus } from '../../core/types.js';
+import type { GatherContext } from '../../provider-api/provider.js';
+import type { RootStatus } from '../../model/types.js';
 import { lstatOrNullSync, realpathSync } from '../../safety/fs/stat.js';
 import { homeOwner, locate } from '../../safety/owners/locations.js';
 import type { Owner } from '../../safety/owners/owner.js';

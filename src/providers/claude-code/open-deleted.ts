@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Candidate } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
 import { isInside } from '../../safety/inside.js';
 import { describeProcesses } from '../../safety/processes/describe-processes.js';
 import { formatBytes } from '../../util/format.js';

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readStateFile } from '../../safety/fs/read.js';
 import { locate } from '../../safety/owners/locations.js';
 import { readWorktreeLink } from '../../engines/git-worktree/link.js';
-import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
+import type { Anchor, SetContext, StateFolders } from '../../provider-api/provider.js';
 import { ownedBy } from '../../safety/owners/owned-by.js';
 import { isPlainObject } from '../../util/plain-object.js';
 

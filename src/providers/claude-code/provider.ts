@@ -1,6 +1,8 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
-import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { durationMs } from '../../util/duration.js';
 import { gatherEvidence, pidDomain, tracesOf, type Traces } from './evidence.js';
 import {

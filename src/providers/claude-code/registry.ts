@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as z from 'zod';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { type Dirent, readdirOrEmpty } from '../../safety/fs/list.js';
 import { readStateFile } from '../../safety/fs/read.js';
 import { locate } from '../../safety/owners/locations.js';

@@ -1,5 +1,6 @@
-import { RemovalStopped, stopFor } from '../../core/errors.js';
-import type { OwnerJudgement, Removal } from '../../core/types.js';
+import { RemovalStopped, stopFor } from '../../model/errors.js';
+import type { OwnerJudgement } from '../../model/types.js';
+import type { Removal } from '../../provider-api/candidate.js';
 import { gatherEvidence, pidDomain, tracesOf, type Traces } from './evidence.js';
 import { judgeEmptySlugFolder, judgeSessionFolders, withProblems } from './judge.js';
 import type { TaskRoot } from './locations.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { readdirSync, type Dirent } from '../../safety/fs/list.js';
 import { readlinkSync } from '../../safety/fs/stat.js';
 import { ignoreMissing } from '../../safety/fs/ignore-missing.js';

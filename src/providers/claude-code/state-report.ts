@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Candidate, GatherContext } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { isInside } from '../../safety/inside.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';

@@ -1,4 +1,4 @@
-import type { BuiltInSet } from '../../core/contributions.js';
+import type { BuiltInSet } from '../../provider-api/provider.js';
 
 /**
  * The worktrees Claude Code makes, judged by the worktrees provider as a set of roots:

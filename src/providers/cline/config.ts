@@ -10,4 +10,4 @@ export const clineSection = z
 export type ClineSection = z.output<typeof clineSection>;
 
 /** This provider's section of a loaded config. */
-export const clineConfig = (config: EffectiveConfig): ClineSection => config.providers.cline as ClineSection;
+export const clineConfig = (config: EffectiveConfig): ClineSection => clineSection.parse(config.providers.cline);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { openReadOnly } from '../../engines/vscode-storage/read-only-db.js';
 
 /**

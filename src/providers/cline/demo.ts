@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../provider-api/sandbox.js';
 import { mkdir, writeFile } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
 import { demoShadowRepo, putStateRows, writeJson } from '../../engines/vscode-storage/sandbox.js';

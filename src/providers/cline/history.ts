@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as z from 'zod';
-import { SourceOfTruthError } from '../../core/errors.js';
+import { SourceOfTruthError } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { WriteClock, readJsonSource, subfolders } from '../../engines/vscode-storage/files.js';
@@ -9,8 +9,8 @@ import { globalState } from '../../engines/vscode-storage/history-source.js';
 import { readAs } from '../../engines/vscode-storage/read-as.js';
 import { readExtensionState } from '../../engines/vscode-storage/state-db.js';
 import { readFolderLocks, readSessionIds } from './databases.js';
-import { normalizeFolder } from './task-lookup.js';
 import { CLINE_EXTENSION, type ClineLocation } from './layout.js';
+import { normalizeFolder } from './folders.js';
 
 /**
  * Everything Cline's records say exists at one location: the union of every history source. A task

@@ -1,4 +1,4 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { clineSection } from './config.js';
 import { clineSandbox } from './demo.js';
 import { clineGather } from './provider.js';

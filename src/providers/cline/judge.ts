@@ -1,4 +1,4 @@
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { GarbageRefusal } from '../../engines/git-garbage/reasons.js';
 import {
   identityProblem,
@@ -10,7 +10,8 @@ import {
 import type { Settlement } from '../../engines/vscode-storage/settle.js';
 import type { ShadowRepoFacts } from '../../engines/vscode-storage/shadow-repo.js';
 import type { ClineHistory } from './history.js';
-import { normalizeFolder, whereTaskExists } from './task-lookup.js';
+import { normalizeFolder } from './folders.js';
+import { whereTaskExists } from './task-lookup.js';
 import {
   CHECKPOINT_SUBJECT,
   CLINE_USER_EMAILS,

@@ -1,6 +1,6 @@
 import { clineConfig } from './config.js';
 import path from 'node:path';
-import type { ClaimContext } from '../../core/types.js';
+import type { ClaimContext } from '../../provider-api/provider.js';
 import { locate, type Located } from '../../safety/owners/locations.js';
 import { basisOf } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { clineConfig } from './config.js';
-import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { RootStatus } from '../../model/types.js';
 import { defaultStateDatabase } from '../../engines/vscode-storage/editors.js';
 import { allAtLeast, installedVersions } from '../../engines/vscode-storage/extensions.js';
 import { quarantineCandidate } from '../../engines/vscode-storage/quarantine.js';

@@ -9,9 +9,3 @@ export function whereTaskExists(history: ClineHistory, id: string): string | und
   const folder = history.conversations.get(id);
   return folder === undefined ? undefined : `its conversation folder ${folder}`;
 }
-
-/** A workspace path as recorded, without a trailing slash; never resolved (the folder may be gone). */
-export function normalizeFolder(folder: string): string {
-  const trimmed = folder.replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
-}

@@ -20,4 +20,4 @@ export const codexSection = z
 export type CodexSection = z.output<typeof codexSection>;
 
 /** This provider's section of a loaded config. */
-export const codexConfig = (config: EffectiveConfig): CodexSection => config.providers.codex as CodexSection;
+export const codexConfig = (config: EffectiveConfig): CodexSection => codexSection.parse(config.providers.codex);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../provider-api/sandbox.js';
 import { sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 
 const SOURCE = (name: string) => `https://github.com/acme/${name}.git`;

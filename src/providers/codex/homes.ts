@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import { basisOf } from '../../safety/owners/location-basis.js';
 import { homeOwner } from '../../safety/owners/locations.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync, realpathSync } from '../../safety/fs/stat.js';
 import {
   resolveFrom,

@@ -1,4 +1,4 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { codexSection } from './config.js';
 import { codexSandbox } from './demo.js';
 import { CODEX_VARIABLES } from './homes.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
 import type { NewestWrite } from '../../engines/git-worktree/idle.js';
 import { judgeSetWorktree } from '../../engines/git-worktree/judge.js';

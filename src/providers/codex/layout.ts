@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SetContext } from '../../core/contributions.js';
+import type { SetContext } from '../../provider-api/provider.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
 
 /** One home's Codex: `$CODEX_HOME`, and whose it is (rule 20). */

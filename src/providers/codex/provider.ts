@@ -1,8 +1,9 @@
 import path from 'node:path';
-import type { ClaimedFolder, SetContext } from '../../core/contributions.js';
-import { errorMessage } from '../../core/errors.js';
-import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
-import type { EffectiveConfig } from '../../config/schema.js';
+import type { ClaimedFolder, SetContext } from '../../provider-api/provider.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { RootStatus } from '../../model/types.js';
 import { readLockTable, type LockTable } from '../../safety/locks/flock.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { ProcessTable } from '../../safety/processes/processes.js';
@@ -131,16 +132,17 @@ function distinct(roots: readonly RootStatus[]): RootStatus[] {
   });
 }
 
-/** The `codex` worktree set's switches: on while the worktrees provider and the set are both on. */
-function codexSetOn(config: EffectiveConfig): { idleAfterMs: number } | null {
-  if (!codexConfig(config).enabled) return null;
-  const section = config.providers.worktrees as
-    | { enabled?: boolean; sets?: Array<{ name: string; enabled?: boolean; idleAfter?: string }> }
-    | undefined;
-  if (!section?.enabled) return null;
-  const set = section.sets?.find((each) => each.name === 'codex');
-  if (!set || set.enabled === false) return null;
-  return { idleAfterMs: parseDuration(set.idleAfter ?? '') ?? DEFAULT_IDLE_AFTER_MS };
+/**
+ * The `codex` worktree set's switches: on while the worktrees provider and the set are both on, as
+ * the worktrees provider answers for its own sets.
+ */
+function codexSetOn(ctx: SetContext): { idleAfterMs: number } | null {
+  if (!codexConfig(ctx.config).enabled) return null;
+  const set = ctx.registry
+    .map((provider) => provider.worktreeSetSettings?.(ctx.config, 'codex'))
+    .find((settings) => settings !== undefined);
+  if (!set) return null;
+  return { idleAfterMs: parseDuration(set.idleAfter) ?? DEFAULT_IDLE_AFTER_MS };
 }
 
 const DEFAULT_IDLE_AFTER_MS = 7 * 86_400_000;
@@ -158,7 +160,7 @@ interface WorktreeClaim {
  * gathering, which reads that database with every other Codex home it finds.
  */
 function worktreeClaim(codex: CodexHome, ctx: SetContext): WorktreeClaim | null {
-  const set = codexSetOn(ctx.config);
+  const set = codexSetOn(ctx);
   if (!set) return null;
   const read = readCodexSettings(codex);
   if (read.state === 'unreadable')

@@ -1,5 +1,6 @@
-import { RemovalStopped, errorMessage, stopFor } from '../../core/errors.js';
-import type { GuardHold, OwnerJudgement, Removal } from '../../core/types.js';
+import { RemovalStopped, errorMessage, stopFor } from '../../model/errors.js';
+import type { GuardHold, Removal } from '../../provider-api/candidate.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import { takeFlocks, type HeldFlocks } from '../../safety/locks/flock.js';
 
 /** A lock file of Codex's the removal holds; a required one must be there to be held. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { readStateFileSync } from '../../safety/fs/read.js';
 import { isInside } from '../../safety/inside.js';
 import { homeOwner, locate } from '../../safety/owners/locations.js';

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import type { LockTable } from '../../safety/locks/flock.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { FoundHome } from './homes.js';

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
-import type { Candidate, GatherContext } from '../../core/types.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { newestWrite } from '../../engines/git-worktree/idle.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';

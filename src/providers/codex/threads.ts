@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import { readLockTable, takeFlocks, type LockTable } from '../../safety/locks/flock.js';
 import { openOwnerDatabase } from '../../util/sqlite.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Candidate } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
 import { readdirOrEmpty, type Dirent } from '../../safety/fs/list.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';
 import { lstatOrNull, readlinkSync } from '../../safety/fs/stat.js';

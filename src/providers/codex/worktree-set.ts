@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { Anchor, BuiltInSet } from '../../core/contributions.js';
-import { errorMessage } from '../../core/errors.js';
+import type { Anchor, BuiltInSet } from '../../provider-api/provider.js';
+import { errorMessage } from '../../model/errors.js';
 import { readRegularFileSync } from '../../safety/fs/read.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { codexHomes } from './layout.js';

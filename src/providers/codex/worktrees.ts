@@ -1,6 +1,8 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
-import type { Candidate, GatherContext, RootStatus } from '../../core/types.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext } from '../../provider-api/provider.js';
+import type { RootStatus } from '../../model/types.js';
 import { examineSetWorktrees } from '../../engines/git-worktree/examine.js';
 import { newestWrite } from '../../engines/git-worktree/idle.js';
 import { readWorktreeLink } from '../../engines/git-worktree/link.js';

@@ -14,4 +14,4 @@ export const geminiSection = z
 export type GeminiSection = z.output<typeof geminiSection>;
 
 /** This provider's section of a loaded config. */
-export const geminiConfig = (config: EffectiveConfig): GeminiSection => config.providers.gemini as GeminiSection;
+export const geminiConfig = (config: EffectiveConfig): GeminiSection => geminiSection.parse(config.providers.gemini);

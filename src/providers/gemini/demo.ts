@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../provider-api/sandbox.js';
 import { leaveGitGarbage } from '../../engines/git-garbage/sandbox.js';
 import { writeJson } from '../../engines/vscode-storage/sandbox.js';
 import { git } from '../../git/git.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { geminiSection } from './config.js';
 import { geminiSandbox } from './demo.js';
 import { geminiLocations, toolLabel } from './layout.js';

@@ -1,4 +1,4 @@
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { GarbageRefusal } from '../../engines/git-garbage/reasons.js';
 import type { ShadowConfig } from '../../engines/vscode-storage/git-config.js';
 import { formatBytes } from '../../util/format.js';

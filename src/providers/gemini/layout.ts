@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
 import { geminiConfig } from './config.js';
 

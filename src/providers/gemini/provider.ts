@@ -1,8 +1,10 @@
 import path from 'node:path';
 import * as z from 'zod';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { createHash } from 'node:crypto';
-import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { garbageNote, garbageOf, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
 import { readShadowConfig } from '../../engines/vscode-storage/git-config.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';

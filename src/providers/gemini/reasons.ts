@@ -1,4 +1,4 @@
-import type { ReasonTable } from '../../core/reasons.js';
+import type { ReasonTable } from '../../model/types.js';
 import { GIT_GARBAGE_REASONS } from '../../engines/git-garbage/reasons.js';
 
 export const GEMINI_REASONS = {

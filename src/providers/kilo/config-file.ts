@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { readRegularFile } from '../../safety/fs/read.js';
 

@@ -15,4 +15,4 @@ export const kiloSection = z
 export type KiloSection = z.output<typeof kiloSection>;
 
 /** This provider's section of a loaded config. */
-export const kiloConfig = (config: EffectiveConfig): KiloSection => config.providers.kilo as KiloSection;
+export const kiloConfig = (config: EffectiveConfig): KiloSection => kiloSection.parse(config.providers.kilo);

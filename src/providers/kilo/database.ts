@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { errorMessage, SourceOfTruthError } from '../../core/errors.js';
+import { errorMessage, SourceOfTruthError } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { openSqliteReadOnly } from '../../util/sqlite.js';

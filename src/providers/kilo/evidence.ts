@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readRecordedWorktree } from './config-file.js';
 import type { KiloRecords } from './database.js';

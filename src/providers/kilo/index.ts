@@ -1,4 +1,4 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { kiloSection } from './config.js';
 import { kiloSandbox } from './demo.js';
 import { kiloLocations, snapshotRoot } from './layout.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { Reason } from '../../core/reasons.js';
-import type { OwnerJudgement } from '../../core/types.js';
+import type { Reason } from '../../model/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { GarbageRefusal } from '../../engines/git-garbage/reasons.js';
 import type { RepoEvidence } from './evidence.js';
 import { appName, sha1hex, type KiloApp } from './layout.js';

@@ -1,7 +1,7 @@
 import { kiloConfig } from './config.js';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
 
 export type KiloApp = 'kilo' | 'opencode';

@@ -1,6 +1,7 @@
 import type { Dirent } from '../../safety/fs/list.js';
 import path from 'node:path';
-import type { Candidate, RootStatus } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { RootStatus } from '../../model/types.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { Owner } from '../../safety/owners/owner.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import { mkdirExclusiveSync, mkdirSync, writeFileExclusiveSync } from '../../safety/fs/write.js';
 import { readFileSync } from '../../safety/fs/read.js';

@@ -1,6 +1,6 @@
 import { constants } from '../../safety/fs/descriptors.js';
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { IncompleteAnswer, lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull, realpath, type Stats } from '../../safety/fs/stat.js';
 import { readFileOrNull } from '../../safety/fs/read.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
-import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Anchor, SetContext, StateFolders } from '../../provider-api/provider.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis, type LocationBasis } from '../../safety/owners/location-basis.js';
 import { ownedBy } from '../../safety/owners/owned-by.js';

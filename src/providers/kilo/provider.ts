@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { kiloConfig } from './config.js';
-import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { garbageNote, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis } from '../../safety/owners/location-basis.js';

@@ -1,4 +1,5 @@
-import { DELETES, type ReasonTable } from '../../core/reasons.js';
+import { DELETES } from '../../model/reasons.js';
+import type { ReasonTable } from '../../model/types.js';
 import { GIT_GARBAGE_REASONS } from '../../engines/git-garbage/reasons.js';
 
 export const KILO_REASONS = {

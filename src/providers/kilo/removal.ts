@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { errorMessage, RemovalStopped, stopFor } from '../../core/errors.js';
-import type { GuardContext, GuardHold, Removal } from '../../core/types.js';
+import { errorMessage, RemovalStopped, stopFor } from '../../model/errors.js';
+import type { GuardContext, GuardHold, Removal } from '../../provider-api/candidate.js';
 import { lastLine, runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import type { Owner } from '../../safety/owners/owner.js';

@@ -1,4 +1,4 @@
-import type { BuiltInSet } from '../../core/contributions.js';
+import type { BuiltInSet } from '../../provider-api/provider.js';
 
 /**
  * The worktrees Kilo Code and opencode make, judged by the worktrees provider as sets of roots:

@@ -15,4 +15,4 @@ export const owlSection = z
 export type OwlSection = z.output<typeof owlSection>;
 
 /** This provider's section of a loaded config. */
-export const owlConfig = (config: EffectiveConfig): OwlSection => config.providers.owl as OwlSection;
+export const owlConfig = (config: EffectiveConfig): OwlSection => owlSection.parse(config.providers.owl);

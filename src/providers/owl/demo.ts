@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../core/sandbox.js';
+import { backdateTree, type SandboxBuilder, type SandboxContext } from '../../provider-api/sandbox.js';
 import { mkdir } from '../../safety/fs/write.js';
 import { removeTree } from '../../safety/removal/remove.js';
 import { sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';

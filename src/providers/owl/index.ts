@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { owlSection } from './config.js';
 import { owlSandbox } from './demo.js';
 import { owlDataDirs } from './layout.js';

@@ -1,4 +1,4 @@
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import { isBeyondClock } from '../../safety/clock.js';
 import type { WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
 import { checkWorktree, heldDetail } from '../../engines/git-worktree/checklist.js';

@@ -1,7 +1,7 @@
 import { owlConfig } from './config.js';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClaimContext } from '../../core/types.js';
+import type { ClaimContext } from '../../provider-api/provider.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { homeOwner } from '../../safety/owners/locations.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';

@@ -1,21 +1,29 @@
 import path from 'node:path';
-import type { Candidate, GatherContext, RootStatus } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext } from '../../provider-api/provider.js';
+import type { RootStatus } from '../../model/types.js';
 import { IncompleteAnswer, runGit } from '../../git/git.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { findQuarantines, quarantinedName } from '../../safety/removal/quarantine.js';
-import { errorMessage } from '../../core/errors.js';
-import type { OwnerJudgement } from '../../core/types.js';
+import { errorMessage } from '../../model/errors.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import { refsContaining } from '../../engines/git-worktree/ancestry.js';
 import type { WorktreeEvidence } from '../../engines/git-worktree/evidence.js';
 import { adminEntryRemoval, findStaleAdminEntries, type StaleAdminEntry } from '../../engines/git-worktree/prune.js';
 import { describeUnheldRefs } from '../../engines/git-worktree/worktree-refs-held.js';
 import { isRemovableJob } from './judge.js';
 import { owlWorktreeConfigs, owlWorktrees, type OwlLocation } from './layout.js';
-import type { OwlFolder } from './provider.js';
 import type { OwlJob, OwlState } from './state.js';
+
+/** A worktree folder under Owl's worktrees/ and the job it belongs to. */
+export interface OwlFolder {
+  path: string;
+  name: string;
+  job: OwlJob | null;
+}
 
 function describeJob(job: OwlJob | null): string {
   return job === null ? 'no job in owl.db matches it' : `job ${job.id} is ${job.state}`;

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { durationMs } from '../../util/duration.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { owlConfig } from './config.js';
-import type { Candidate, GatherContext, Gathering, Provider } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis } from '../../safety/owners/location-basis.js';
@@ -12,7 +13,7 @@ import { examineWorktrees, type WorktreeEvidence } from '../../engines/git-workt
 import { scanNested, type NestedScan } from '../../engines/git-worktree/nested.js';
 import { gitWorktreeRemoval } from '../../engines/git-worktree/remove.js';
 import { probeDaemon } from './daemon.js';
-import { adminEntryCandidates, orphanConfigCandidates } from './leftovers.js';
+import { adminEntryCandidates, type OwlFolder, orphanConfigCandidates } from './leftovers.js';
 import { isRemovableJob, judgeLiveJob, judgeRemovableWorktree, type OwlRuleContext } from './judge.js';
 import { owlDb, owlLocations, owlWorktreeConfigs, owlWorktrees, type OwlLocation } from './layout.js';
 import { readReviewAfter } from './settings.js';
@@ -50,13 +51,6 @@ export const owlGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> 
     return out;
   },
 };
-
-/** A worktree folder under Owl's worktrees/ and the job it belongs to. */
-export interface OwlFolder {
-  path: string;
-  name: string;
-  job: OwlJob | null;
-}
 
 async function gatherLocation(location: OwlLocation, ctx: GatherContext): Promise<Gathering> {
   const placed = locateInstall(location);

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { readFileOrNull } from '../../safety/fs/read.js';
 import * as z from 'zod';
 

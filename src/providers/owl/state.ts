@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { decodeBytes } from '../../safety/fs/names.js';
 import { openOwnerDatabase } from '../../util/sqlite.js';

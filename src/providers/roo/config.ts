@@ -14,4 +14,4 @@ export const rooSection = z
 export type RooSection = z.output<typeof rooSection>;
 
 /** This provider's section of a loaded config. */
-export const rooConfig = (config: EffectiveConfig): RooSection => config.providers.roo as RooSection;
+export const rooConfig = (config: EffectiveConfig): RooSection => rooSection.parse(config.providers.roo);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as z from 'zod';
-import { SourceOfTruthError, errorMessage } from '../../core/errors.js';
+import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { isFolderOrLinkToOne } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';

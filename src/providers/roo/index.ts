@@ -1,4 +1,4 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { rooSection } from './config.js';
 import { rooSandbox } from './demo.js';
 import { rooGather } from './provider.js';

@@ -1,5 +1,5 @@
 import { rooConfig } from './config.js';
-import type { ClaimContext } from '../../core/types.js';
+import type { ClaimContext } from '../../provider-api/provider.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import {

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { rooConfig } from './config.js';
-import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider, RootStatus } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { defaultStateDatabase } from '../../engines/vscode-storage/editors.js';

@@ -9,4 +9,4 @@ export type WatchfireSection = z.output<typeof watchfireSection>;
 
 /** This provider's section of a loaded config. */
 export const watchfireConfig = (config: EffectiveConfig): WatchfireSection =>
-  config.providers.watchfire as WatchfireSection;
+  watchfireSection.parse(config.providers.watchfire);

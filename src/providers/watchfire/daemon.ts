@@ -1,5 +1,5 @@
 import type { Stats } from '../../safety/fs/stat.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readLockTable, type LockTable } from '../../safety/locks/flock.js';
 import { isProcessAlive } from '../../safety/processes/processes.js';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../core/sandbox.js';
-import { errorCode } from '../../core/errors.js';
+import type { SandboxBuilder, SandboxContext, SandboxExtras } from '../../provider-api/sandbox.js';
+import { errorCode } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { lutimes, mkdir, symlink, writeFile } from '../../safety/fs/write.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty, readdirSync } from '../../safety/fs/list.js';
 import { quarantinedName } from '../../safety/removal/quarantine.js';

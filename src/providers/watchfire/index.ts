@@ -1,4 +1,4 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { watchfireSection } from './config.js';
 import { watchfireSandbox } from './demo.js';
 import { watchfireRoots } from './layout.js';

@@ -1,6 +1,6 @@
-import type { Reason } from '../../core/reasons.js';
+import type { Reason } from '../../model/types.js';
 import { CLOCK_SKEW_TOLERANCE_MS, isBeyondClock } from '../../safety/clock.js';
-import type { OwnerJudgement } from '../../core/types.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import type { DaemonLiveness } from './daemon.js';
 import type { HomeEvidence } from './homes.js';
 import type { SessionLog } from './session-logs.js';

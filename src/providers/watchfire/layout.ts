@@ -1,6 +1,6 @@
 import { watchfireConfig } from './config.js';
 import path from 'node:path';
-import type { GatherContext } from '../../core/types.js';
+import type { GatherContext } from '../../provider-api/provider.js';
 import { basisOf, type LocationBasis } from '../../safety/owners/location-basis.js';
 
 /** The files of a Watchfire root that the rule reads; agent-janitor never writes any of them. */

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { watchfireConfig } from './config.js';
-import type { Candidate, GatherContext, Gathering, OwnerJudgement, Provider } from '../../core/types.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { OwnerJudgement } from '../../model/types.js';
 import { locate } from '../../safety/owners/locations.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { findQuarantines } from '../../safety/removal/quarantine.js';

@@ -1,4 +1,5 @@
-import { DELETES, type ReasonTable } from '../../core/reasons.js';
+import { DELETES } from '../../model/reasons.js';
+import type { ReasonTable } from '../../model/types.js';
 
 export const WATCHFIRE_REASONS = {
   'project-deleted': DELETES,

@@ -1,4 +1,4 @@
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 import { type FileHandle, openStateFile } from '../../safety/fs/read.js';
 
 /** A write this recent may still be under way: Watchfire truncates and rewrites its YAML in place. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import * as z from 'zod';
 import { readSettled } from './stable-read.js';
 import { isPlainObject } from '../../util/plain-object.js';

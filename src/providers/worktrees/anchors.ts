@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Anchor, SetContext, StateFolders } from '../../core/contributions.js';
+import type { Anchor, SetContext, StateFolders } from '../../provider-api/provider.js';
 import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import type { RootStart } from './roots.js';
 

@@ -1,4 +1,4 @@
-import type { BuiltInSet } from '../../core/contributions.js';
+import type { BuiltInSet } from '../../provider-api/provider.js';
 
 /**
  * The worktree roots of well-known agent tools that have no provider of their own, on unless the

@@ -1,11 +1,8 @@
 import * as z from 'zod';
-import { ConfigError } from '../../core/errors.js';
-import type { BuiltInSet } from '../../core/contributions.js';
-import type { ConfigureContext, Provider } from '../../core/types.js';
+import type { BuiltInSet } from '../../provider-api/provider.js';
+import type { Provider } from '../../provider-api/provider.js';
 import type { EffectiveConfig } from '../../config/schema.js';
 import { duration, enabled, nonEmptyString, nonEmptyStrings } from '../../config/sections.js';
-import { findRootOverlap, yieldToConfiguredSets } from './overlap.js';
-import { anchorNames, parseRoot } from './roots.js';
 
 // Every key but the name is optional here: a set named like a built-in one overrides only what it
 // says (mergeWorktreeSets below merges them and requires roots of any other set).
@@ -19,27 +16,35 @@ const worktreeSet = z.strictObject({
 /** `providers.worktrees` of the config file, with its defaults. */
 export const worktreesSection = z.strictObject({ enabled, sets: z.array(worktreeSet).default(() => []) }).prefault({});
 
-type ConfiguredSet = z.output<typeof worktreeSet>;
+export type ConfiguredSet = z.output<typeof worktreeSet>;
+
+/** The section once loaded: the built-in sets merged with the config's, each set whole. */
+const completedSection = z.strictObject({
+  enabled: z.boolean(),
+  sets: z.array(
+    z.strictObject({ name: nonEmptyString, roots: nonEmptyStrings, idleAfter: duration, enabled: z.boolean() }),
+  ),
+});
+
+export type WorktreesSection = z.output<typeof completedSection>;
 
 /** One set of worktree roots after the built-in sets and the config's are merged. */
-export interface WorktreeSetConfig {
-  name: string;
-  roots: string[];
-  idleAfter: string;
-  enabled: boolean;
-}
+export type WorktreeSetConfig = WorktreesSection['sets'][number];
 
-/** The section once loaded: the built-in sets merged with the config's. */
-export interface WorktreesSection {
-  enabled: boolean;
-  sets: WorktreeSetConfig[];
+/**
+ * The settings of one worktree set as the config gives them, or null while the provider or the set
+ * is off: what another provider that judges a set's worktrees with its own records (the Codex app's)
+ * asks of this one, never reading its section itself.
+ */
+export function worktreeSetSettings(config: EffectiveConfig, name: string): { idleAfter: string } | null {
+  const section = worktreesConfig(config);
+  const set = section.enabled ? section.sets.find((each) => each.name === name) : undefined;
+  return set?.enabled ? { idleAfter: set.idleAfter } : null;
 }
 
 /** This provider's section of a loaded config. */
 export const worktreesConfig = (config: EffectiveConfig): WorktreesSection =>
-  config.providers.worktrees as WorktreesSection;
-
-const DEFAULT_IDLE_AFTER = '3d';
+  completedSection.parse(config.providers.worktrees);
 
 /**
  * Every built-in set: this provider's own (tools without a provider), then each other provider's
@@ -67,81 +72,4 @@ export function builtInSets(registry: readonly Provider[]): BuiltInSet[] {
     waiting = waiting.filter((set) => !ready.includes(set));
   }
   return placed;
-}
-
-/**
- * The section as the file gave it, completed: the built-in sets merged with the configured ones
- * (rule 16: a built-in set steps aside where the config's own sets say otherwise), and refused
- * where roots that two judges would still share are left, before anything is read.
- */
-export function configureWorktrees(ctx: ConfigureContext): WorktreesSection {
-  const parsed = ctx.config.providers.worktrees as { enabled: boolean; sets: ConfiguredSet[] };
-  const merged = { ...parsed, sets: mergeWorktreeSets(parsed.sets, ctx.registry, ctx.where) };
-  const withMerged = (section: WorktreesSection) => ({
-    ...ctx,
-    config: { ...ctx.config, providers: { ...ctx.config.providers, worktrees: section } },
-  });
-  const configured = new Set(parsed.sets.map((set) => set.name));
-  const section = { ...merged, sets: yieldToConfiguredSets(withMerged(merged), configured) };
-  const overlap = findRootOverlap(withMerged(section));
-  if (overlap) throw new ConfigError(`${ctx.where}: ${overlap}`);
-  return section;
-}
-
-/**
- * The built-in sets, each overridden by a configured set of the same name (only in the keys it
- * gives), then the configured sets of other names, in their order. `where` names the file in errors.
- */
-function mergeWorktreeSets(
-  configured: readonly ConfiguredSet[],
-  registry: readonly Provider[],
-  where: string,
-): WorktreeSetConfig[] {
-  const builtIns = builtInSets(registry);
-  const key = (index: number) => `providers.worktrees.sets[${index}]`;
-  const byName = new Map<string, number>();
-  configured.forEach((set, index) => {
-    const earlier = byName.get(set.name);
-    if (earlier !== undefined)
-      throw new ConfigError(`${where}: ${key(index)}.name: set ${set.name} is already named by ${key(earlier)}`);
-    byName.set(set.name, index);
-  });
-
-  const merged: WorktreeSetConfig[] = builtIns.map((builtIn) => {
-    const index = byName.get(builtIn.name);
-    const override = index === undefined ? undefined : configured[index];
-    return {
-      name: builtIn.name,
-      roots: [...(override?.roots ?? builtIn.roots)],
-      idleAfter: override?.idleAfter ?? builtIn.idleAfter,
-      enabled: override?.enabled ?? true,
-    };
-  });
-  configured.forEach((set, index) => {
-    if (builtIns.some((builtIn) => builtIn.name === set.name)) return;
-    if (!set.roots) {
-      const names = builtIns.map((builtIn) => builtIn.name).join(', ');
-      throw new ConfigError(
-        `${where}: ${key(index)}.roots: set ${set.name} is not built in, so it needs roots (built-in sets: ${names})`,
-      );
-    }
-    merged.push({
-      name: set.name,
-      roots: set.roots,
-      idleAfter: set.idleAfter ?? DEFAULT_IDLE_AFTER,
-      enabled: set.enabled ?? true,
-    });
-  });
-
-  const anchors = anchorNames(registry);
-  for (const set of merged) {
-    set.roots.forEach((root, rootIndex) => {
-      const parsed = parseRoot(root, anchors);
-      if (parsed.kind !== 'invalid') return;
-      const index = byName.get(set.name);
-      const at = index === undefined ? `built-in set ${set.name}` : `${key(index)}.roots[${rootIndex}]`;
-      throw new ConfigError(`${where}: ${at}: ${JSON.stringify(root)}: ${parsed.why}`);
-    });
-  }
-  return merged;
 }

@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { backdateTree, type SandboxBuilder, type SandboxContext, type SandboxExtras } from '../../core/sandbox.js';
+import {
+  backdateTree,
+  type SandboxBuilder,
+  type SandboxContext,
+  type SandboxExtras,
+} from '../../provider-api/sandbox.js';
 import { lutimes } from '../../safety/fs/write.js';
 import { sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 

@@ -1,6 +1,7 @@
-import type { ProviderModule } from '../../core/types.js';
+import type { ProviderModule } from '../../provider-api/provider.js';
 import { OWN_SETS } from './builtin-sets.js';
-import { configureWorktrees, worktreesSection } from './config.js';
+import { worktreeSetSettings, worktreesSection } from './config.js';
+import { configureWorktrees } from './configure.js';
 import { worktreesSandbox } from './demo.js';
 import { worktreesGather } from './provider.js';
 import { WORKTREES_REASONS } from './reasons.js';
@@ -13,5 +14,6 @@ export const worktrees: ProviderModule = {
   sandbox: worktreesSandbox,
   configure: configureWorktrees,
   worktreeSets: OWN_SETS,
+  worktreeSetSettings,
   ...worktreesGather,
 };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ClaimedFolder, SetContext } from '../../core/contributions.js';
+import type { ClaimedFolder, SetContext } from '../../provider-api/provider.js';
 import { patternsOverlap } from '../../config/glob-overlap.js';
 import { staticBases } from './anchors.js';
 import { builtInSets, worktreesConfig, type WorktreeSetConfig } from './config.js';

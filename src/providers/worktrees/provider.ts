@@ -1,5 +1,7 @@
-import { errorMessage } from '../../core/errors.js';
-import type { Candidate, GatherContext, Gathering, Provider, RootStatus } from '../../core/types.js';
+import { errorMessage } from '../../model/errors.js';
+import type { Candidate } from '../../provider-api/candidate.js';
+import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import type { RootStatus } from '../../model/types.js';
 import { createTreeCache } from '../../safety/walk/tree-cache.js';
 import { newestWrite } from '../../engines/git-worktree/idle.js';
 import { scanNested } from '../../engines/git-worktree/nested.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Provider } from '../../core/types.js';
+import type { Provider } from '../../provider-api/provider.js';
 
 /**
  * Where a set's root starts. Besides absolute paths and `~/` (once per home), a root may start with

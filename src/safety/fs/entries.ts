@@ -3,7 +3,7 @@
  * that is no folder (ENOTDIR from rmdir) is not.
  */
 import * as fs from 'node:fs';
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 import { encodeText } from './names.js';
 import { named, respelledPair } from './paths.js';
 

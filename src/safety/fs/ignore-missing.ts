@@ -1,4 +1,4 @@
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 
 /**
  * Whether an error says the entry is not there: ENOENT, or ENOTDIR where a component on the way is

@@ -5,7 +5,7 @@
 import * as fsp from 'node:fs/promises';
 import * as fs from 'node:fs';
 import type { Stats } from 'node:fs';
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 import { ignoreMissing, ignoreMissingAsync } from './ignore-missing.js';
 import { decodeBytes, mayHaveLostBytes } from './names.js';
 import { named, namedAsync } from './paths.js';

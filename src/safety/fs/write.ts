@@ -1,7 +1,7 @@
 /** Making folders and writing files: the pass's own report and locks, Kilo's lock, and sandboxes. */
 import * as fsp from 'node:fs/promises';
 import * as fs from 'node:fs';
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 import { encodeText } from './names.js';
 import { named, namedAsync, respelledPair } from './paths.js';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import type { Stats } from '../fs/stat.js';
 import { lstatSync, readlinkSync, statProcLinkSync } from '../fs/stat.js';
 import { isInside } from '../inside.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync, readlinkSync, realpathSync, statProcLinkSync } from '../fs/stat.js';
 import { framesAbove, resolveFrom, sameIdentity, type Identity, type Resolution } from './resolve.js';
 

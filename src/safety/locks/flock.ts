@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { closeSync, openLockFileSync, type OpenLockFile } from '../fs/descriptors.js';
 import { parseHexDevice } from '../fs/device-number.js';
 import { readKernelFileSync } from '../fs/read.js';

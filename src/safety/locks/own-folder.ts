@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { UsageError, errorCode } from '../../core/errors.js';
+import { UsageError, errorCode } from '../../model/errors.js';
 import { fileSystemType, folderAccessOrWhy, lstatOrNull, readlinkSync, statOrNull } from '../fs/stat.js';
 import { mkdirOne } from '../fs/write.js';
 

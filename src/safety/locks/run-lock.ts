@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { LockHeldError, errorMessage } from '../../core/errors.js';
+import { LockHeldError, errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync, type Stats } from '../fs/stat.js';
 import { renameSync } from '../fs/entries.js';
 import { truncateRegularFileSync } from '../fs/write.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Stats } from '../fs/stat.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync, readlinkSync, realpathSync } from '../fs/stat.js';
 import { isInside } from '../inside.js';
 import type { LocationBasis } from './location-basis.js';

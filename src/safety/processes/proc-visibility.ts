@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { BlindReason } from '../../core/types.js';
-import { errorCode, errorMessage } from '../../core/errors.js';
+import type { BlindReason } from '../../model/types.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { parseDecimalDevice } from '../fs/device-number.js';
 import { fileSystemTypeSync, readlinkSync, realpathSync, statProcLinkSync } from '../fs/stat.js';
 import { readKernelFileSync } from '../fs/read.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { readlinkSync } from '../fs/stat.js';
 import { readFileOrNullSync } from '../fs/read.js';

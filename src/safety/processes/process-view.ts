@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { readdirNamesSync } from '../fs/list.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { readlinkSync, statProcLinkSync } from '../fs/stat.js';

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { errorCode, errorMessage } from '../../core/errors.js';
-import type { BlindReason } from '../../core/types.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
+import type { BlindReason } from '../../model/types.js';
 import { readdirNamesSync } from '../fs/list.js';
 import { readKernelFileSync } from '../fs/read.js';
-import { readlinkSync } from '../fs/stat.js';
+import { readlinkSync, realpathSync } from '../fs/stat.js';
 import { GIT_VARIABLES, readGitProcess, type GitProcess } from './git-processes.js';
 import { IdentityIndex } from './identities.js';
 import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMounts } from './mount-namespaces.js';
@@ -120,6 +120,28 @@ export function scanProcesses(
     namespaces: [...seen.values()].filter((view): view is NamespaceMounts => view !== null),
   };
   return table;
+}
+
+/**
+ * The pids with anything inside `target`, matched by its lexical and its canonical path (`canonical`
+ * when the caller has it already; gone or unreadable, the lexical path is all there is to match).
+ */
+export function pidsInside(table: ProcessTable, target: string, canonical = canonicalOrNull(target)): number[] {
+  return union(processesInside(table, target), canonical === null ? [] : processesInside(table, canonical));
+}
+
+/** The pids of both lists, once each, in order. */
+export function union(a: readonly number[], b: readonly number[]): number[] {
+  if (b.length === 0) return [...a];
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
+}
+
+function canonicalOrNull(target: string): string | null {
+  try {
+    return realpathSync(target);
+  } catch {
+    return null;
+  }
 }
 
 /** The pids with anything inside `dir` (the folder itself included), by path. */

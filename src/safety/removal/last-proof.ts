@@ -1,10 +1,10 @@
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { bindMountsOf } from '../processes/bind-sources.js';
 import { CwdCursor, TreeSwappedError, type FolderIdentity } from '../fs/cwd-cursor.js';
 import { lstatSync, realpathSync } from '../fs/stat.js';
 import { readdirNamesSync } from '../fs/list.js';
 import type { Stats } from '../fs/stat.js';
-import { pidsInside, union } from '../inspect.js';
+import { pidsInside, union } from '../processes/processes.js';
 import { gitProcessesInside } from '../processes/git-processes.js';
 import { foreignBecause } from '../owners/ownership.js';
 import type { ProcessTable } from '../processes/processes.js';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 import { readdirOrEmpty } from '../fs/list.js';
 import { renameSync } from '../fs/entries.js';
 import { byteLength, encodeText } from '../fs/names.js';

@@ -1,4 +1,4 @@
-import { errorCode } from '../../core/errors.js';
+import { errorCode } from '../../model/errors.js';
 import { CwdCursor, type FolderIdentity } from '../fs/cwd-cursor.js';
 import { lstatOrNullSync, lstatSync } from '../fs/stat.js';
 import { readdirNamesSync, readdirSync } from '../fs/list.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorCode, RemovalStopped } from '../../core/errors.js';
+import { errorCode, RemovalStopped } from '../../model/errors.js';
 import { CwdCursor } from '../fs/cwd-cursor.js';
 import { unlinkIfPresentSync } from '../fs/entries.js';
 import { lstatSync } from '../fs/stat.js';

@@ -1,4 +1,4 @@
-import { errorCode, errorMessage } from '../../core/errors.js';
+import { errorCode, errorMessage } from '../../model/errors.js';
 import { CwdCursor, TreeSwappedError, type FolderIdentity } from '../fs/cwd-cursor.js';
 import { lstatSync } from '../fs/stat.js';
 import { readdirNamesSync } from '../fs/list.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { materializePin } from '../../../src/providers/kilo/layout.js';
 import { quarantinedName } from '../../../src/safety/removal/quarantine.js';
 import { diffInventories, type Entry } from '../../helpers/inventory.js';

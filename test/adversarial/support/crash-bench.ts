@@ -2,7 +2,7 @@ import { lutimesSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { removeTree } from '../../../src/safety/removal/remove.js';
 import { runCli } from '../../helpers/cli.js';
 import { inventory, type Entry } from '../../helpers/inventory.js';

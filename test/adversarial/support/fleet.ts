@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import type { SandboxContext, SandboxExtras } from '../../../src/core/sandbox.js';
+import type { SandboxContext, SandboxExtras } from '../../../src/provider-api/sandbox.js';
 import { owlSandbox } from '../../../src/providers/owl/demo.js';
 import { watchfireSandbox } from '../../../src/providers/watchfire/demo.js';
 import { worktreesSandbox } from '../../../src/providers/worktrees/demo.js';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { ProviderName } from '../../../src/core/types.js';
+import type { ProviderName } from '../../../src/model/types.js';
 import { hashWorkingDir } from '../../../src/providers/cline/layout.js';
 import { sessionName } from '../../../src/providers/watchfire/slug.js';
 import { put } from '../../helpers/fs-fixtures.js';

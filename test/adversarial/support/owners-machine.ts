@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { PassResult } from '../../../src/core/pass.js';
-import type { ProviderName } from '../../../src/core/types.js';
+import type { PassResult } from '../../../src/pass/pass.js';
+import type { ProviderName } from '../../../src/model/types.js';
 import { removeTree } from '../../../src/safety/removal/remove.js';
 import { pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';

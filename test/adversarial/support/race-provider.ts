@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Candidate, Provider } from '../../../src/core/types.js';
+import type { Candidate } from '../../../src/provider-api/candidate.js';
+import type { Provider } from '../../../src/provider-api/provider.js';
 
 export interface RaceTarget {
   path: string;

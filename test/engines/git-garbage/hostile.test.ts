@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { reconcile } from '../../../src/reconcile/reconcile.js';
 import { loadConfig } from '../../../src/config/load.js';
-import type { Report, ReportItem } from '../../../src/core/types.js';
+import type { Report, ReportItem } from '../../../src/model/types.js';
 import { renderLastPass } from '../../../src/outputs/metrics/last-pass.js';
 import { outcomeOfReport } from '../../../src/outputs/metrics/outcome.js';
 import { PROVIDERS } from '../../../src/providers/registry.js';
@@ -173,7 +173,7 @@ describe('git garbage: what keeps a temporary file', () => {
     const before = snapshotOf(s);
 
     const { report } = await reconcile({
-      config: await loadConfig({ file: config, env }),
+      config: await loadConfig({ providers: PROVIDERS, file: config, env }),
       providers: PROVIDERS,
       only: ['kilo'],
       reportOnly: false,

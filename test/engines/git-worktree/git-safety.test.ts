@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, readdirSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GIT_CONCURRENCY } from '../../../src/engines/git-worktree/evidence.js';
+import { GIT_CONCURRENCY } from '../../../src/git/settings.js';
 import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
 import { sh } from '../../helpers/git-fixtures.js';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { OwnerJudgement } from '../../../src/core/types.js';
+import type { OwnerJudgement } from '../../../src/model/types.js';
 import { examineWorktree } from '../../../src/engines/git-worktree/evidence.js';
 import { adminEntryRemoval, findStaleAdminEntries } from '../../../src/engines/git-worktree/prune.js';
 import { gitWorktreeRemoval } from '../../../src/engines/git-worktree/remove.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { diffInventories, type Entry } from '../../helpers/inventory.js';
 
 /**

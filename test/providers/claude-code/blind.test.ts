@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { CLI, collect } from '../../helpers/cli.js';
 import { itemAt } from '../../helpers/pass.js';
 import { claudeWorld } from './fixtures.js';

@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isHeld } from '../../../src/core/held.js';
-import type { ReportItem } from '../../../src/core/types.js';
+import { isHeld } from '../../../src/model/held.js';
+import type { ReportItem } from '../../../src/model/types.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';

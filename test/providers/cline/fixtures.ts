@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { hashWorkingDir } from '../../../src/providers/cline/layout.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { pass } from '../../helpers/pass.js';

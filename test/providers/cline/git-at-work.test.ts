@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { hashWorkingDir } from '../../../src/providers/cline/layout.js';
 import { expectOnlyRemoved, expectUnchanged } from '../../engines/vscode-storage/expect.js';
 import { git, makeWorkspace } from '../../engines/vscode-storage/fixtures.js';

@@ -2,13 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
-import { ConfigError } from '../../../src/core/errors.js';
+import { ConfigError } from '../../../src/model/errors.js';
 import { runCli } from '../../helpers/cli.js';
 import { itemAt } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
 import { extensionStorage, stateDbOf, writeStateDb } from '../../engines/vscode-storage/fixtures.js';
 import { CLINE_ID, clineScene, runCline, settle, workspaceRepo } from './fixtures.js';
 import { KILO, ROO, rooScene, runRoo, settle as settleRoo, taskRepo } from '../roo/fixtures.js';
+import { PROVIDERS } from '../../../src/providers/registry.js';
 
 function configFile(text: string): string {
   const file = path.join(tempDir(), 'config.yaml');
@@ -18,13 +19,14 @@ function configFile(text: string): string {
 
 describe('the cline and roo sections of the config', () => {
   it('are on by default, with both Roo extensions', async () => {
-    const config = await loadConfig({ env: { HOME: '/nonexistent' }, isRoot: false });
+    const config = await loadConfig({ providers: PROVIDERS, env: { HOME: '/nonexistent' }, isRoot: false });
     expect(config.providers.cline).toEqual({ enabled: true });
     expect(config.providers.roo).toEqual({ enabled: true, extensions: ['roo', 'kilo'] });
   });
 
   it('read their keys, and name the file and key of a mistake', async () => {
     const config = await loadConfig({
+      providers: PROVIDERS,
       file: configFile(
         'providers:\n  cline: { userDataDir: /opt/vscode-portable/data, dataDir: [/srv/cline/data] }\n  roo: { extensions: [kilo], userDataDir: [/a, /b] }\n',
       ),
@@ -38,10 +40,12 @@ describe('the cline and roo sections of the config', () => {
     expect(config.providers.roo).toEqual({ enabled: true, extensions: ['kilo'], userDataDir: ['/a', '/b'] });
 
     const bad = configFile('providers:\n  roo: { extensions: [cline] }\n');
-    await expect(loadConfig({ file: bad, env: {} })).rejects.toThrow(ConfigError);
-    await expect(loadConfig({ file: bad, env: {} })).rejects.toThrow(`${bad}: providers.roo.extensions[0]`);
+    await expect(loadConfig({ providers: PROVIDERS, file: bad, env: {} })).rejects.toThrow(ConfigError);
+    await expect(loadConfig({ providers: PROVIDERS, file: bad, env: {} })).rejects.toThrow(
+      `${bad}: providers.roo.extensions[0]`,
+    );
     const unknown = configFile('providers:\n  cline: { storage: /x }\n');
-    await expect(loadConfig({ file: unknown, env: {} })).rejects.toThrow(
+    await expect(loadConfig({ providers: PROVIDERS, file: unknown, env: {} })).rejects.toThrow(
       `${unknown}: unknown key providers.cline.storage`,
     );
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { expectOnly, listedWorktrees, sh } from '../../helpers/git-fixtures.js';
 import { inventory } from '../../helpers/inventory.js';

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { removeTree } from '../../../src/safety/removal/remove.js';
 import { CLI, collect } from '../../helpers/cli.js';
 import { daysAgo, put } from '../../helpers/fs-fixtures.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { expectOnly } from '../../helpers/git-fixtures.js';
 import { type Entry, inventory } from '../../helpers/inventory.js';
 import { itemAt, pass } from '../../helpers/pass.js';

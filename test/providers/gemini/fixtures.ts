@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { backdate, daysAgo } from '../../helpers/fs-fixtures.js';
 import { pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';

@@ -6,13 +6,14 @@ import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { reconcile } from '../../../src/reconcile/reconcile.js';
-import type { PassResult } from '../../../src/core/pass.js';
-import type { Provider } from '../../../src/core/types.js';
+import type { PassResult } from '../../../src/pass/pass.js';
+import type { Provider } from '../../../src/provider-api/provider.js';
 import { kilo } from '../../../src/providers/kilo/index.js';
 import { diffInventories } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';
 import { addKiloWorktree, git, kiloPaths, makeSnapshot, pinOf, refExists, removeKiloWorktree } from './fixtures.js';
 import { expectOnlyRemoved, FOREIGN_ENV, scene, snapshotOf, type Scene } from './scene.js';
+import { PROVIDERS } from '../../../src/providers/registry.js';
 
 const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 const savedPath = process.env.PATH;
@@ -59,7 +60,7 @@ async function passOver(
   const file = path.join(s.work, 'agent-janitor.yaml');
   writeFileSync(file, stringify({ reportDir: path.join(s.work, 'report'), homes: [s.home], minAge: '0s' }));
   const env = { ...process.env, ...FOREIGN_ENV };
-  const config = await loadConfig({ file, env });
+  const config = await loadConfig({ providers: PROVIDERS, file, env });
   const provider: Provider = {
     name: 'kilo',
     async gather(ctx) {

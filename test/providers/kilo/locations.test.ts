@@ -15,13 +15,14 @@ import {
   writeKiloLock,
 } from './fixtures.js';
 import { runKilo, scene } from './scene.js';
+import { PROVIDERS } from '../../../src/providers/registry.js';
 
 async function locationsFor(config: Record<string, unknown>, homes: string[], env: NodeJS.ProcessEnv) {
   const dir = tempDir();
   const file = path.join(dir, 'c.yaml');
   const { writeFileSync } = await import('node:fs');
   writeFileSync(file, JSON.stringify(config));
-  const loaded = await loadConfig({ file, env });
+  const loaded = await loadConfig({ providers: PROVIDERS, file, env });
   return kiloLocations({ config: loaded, homes, env });
 }
 

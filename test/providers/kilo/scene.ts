@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { diffInventories, inventory, type Entry } from '../../helpers/inventory.js';
 import { pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';

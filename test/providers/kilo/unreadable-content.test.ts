@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, existsSync, lstatSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { collect } from '../../helpers/cli.js';
 import { diffInventories, inventory } from '../../helpers/inventory.js';
 import { itemAt } from '../../helpers/pass.js';

@@ -107,7 +107,7 @@ describe('owl: a stale admin entry that holds submodule repositories is kept (ru
     let before = inventory(admin);
 
     const result = await reconcile({
-      config: await loadConfig({ file, env }),
+      config: await loadConfig({ providers: PROVIDERS, file, env }),
       providers: PROVIDERS,
       only: ['owl'],
       reportOnly: false,

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';

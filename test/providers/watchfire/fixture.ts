@@ -6,7 +6,7 @@ import { backdate, put } from '../../helpers/fs-fixtures.js';
 import { diffInventories, inventory, type Entry } from '../../helpers/inventory.js';
 import { pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
-import type { PassResult } from '../../../src/core/pass.js';
+import type { PassResult } from '../../../src/pass/pass.js';
 import { sessionName, type SessionNameParts } from '../../../src/providers/watchfire/slug.js';
 
 /** A fake machine for one test: a temp folder holding one user's home and its `.watchfire`. */

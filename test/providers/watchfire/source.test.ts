@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { runCli } from '../../helpers/cli.js';
 import { daysAgo } from '../../helpers/fs-fixtures.js';
 import { itemAt } from '../../helpers/pass.js';

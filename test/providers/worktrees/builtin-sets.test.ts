@@ -3,7 +3,7 @@ import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Report } from '../../../src/core/types.js';
+import type { Report } from '../../../src/model/types.js';
 import { CLI, collect, runCli, type CliResult } from '../../helpers/cli.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory } from '../../helpers/inventory.js';

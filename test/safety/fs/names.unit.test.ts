@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapedItem, escapedLogFields } from '../../../src/core/escape.js';
+import { escapedItem, escapedLogFields } from '../../../src/pass/escape.js';
 import { byteLength, decodeBytes, encodeText, escapeBytes, toFsPath } from '../../../src/safety/fs/names.js';
 
 const isUtf8 = (bytes: Uint8Array): boolean => {

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { LockHeldError } from '../../../src/core/errors.js';
+import { LockHeldError } from '../../../src/model/errors.js';
 import { acquireRunLock } from '../../../src/safety/locks/run-lock.js';
 import { CLI, runCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/temp.js';

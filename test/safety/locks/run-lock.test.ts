@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LockHeldError } from '../../../src/core/errors.js';
+import { LockHeldError } from '../../../src/model/errors.js';
 import { acquireRunLock } from '../../../src/safety/locks/run-lock.js';
 import { tempDir } from '../../helpers/temp.js';
 import { holdRunLock } from '../../helpers/lock-holder.js';

@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RemovalStopped } from '../../../src/core/errors.js';
+import { RemovalStopped } from '../../../src/model/errors.js';
 import { gitProcessesInside } from '../../../src/safety/processes/git-processes.js';
 import { scanProcesses } from '../../../src/safety/processes/processes.js';
 import { takeLastProof } from '../../../src/safety/removal/last-proof.js';

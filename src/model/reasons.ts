@@ -1,19 +1,4 @@
-import type { Verdict } from './types.js';
-
-/**
- * Reason codes, each with the verdicts it comes with. The safety engine's are here, for every
- * provider; each shared engine and each provider has its own table (its `reasons.ts`), and
- * src/providers/registry.ts merges them into the one table docs/reasons.md lists (a test compares
- * them), so a code cannot be added, renamed or dropped without its documentation.
- *
- * A code whose owner judgement is `delete` ends as `deleted` or `would-delete`; any of them may end
- * as `failed` with `delete-failed` instead, so that pair is not repeated on every row. A `kept`
- * code a provider's re-check can give just before the delete also comes as `refused` (rule 23).
- */
-export type ReasonTable = Readonly<Record<string, readonly Verdict[]>>;
-
-/** A reason code: kebab-case, stable, in the table of the provider or engine that gives it. */
-export type Reason = string;
+import type { ReasonTable, Verdict } from './types.js';
 
 export const DELETES = ['deleted', 'would-delete'] as const;
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate, Liveness, SafetyFacts } from '../../src/core/types.js';
-import { judge, type SafetyPolicy } from '../../src/safety/judge.js';
+import type { Candidate } from '../../src/provider-api/candidate.js';
+import type { Liveness } from '../../src/model/types.js';
+import type { SafetyFacts } from '../../src/pass/inspect.js';
+import { judge, type SafetyPolicy } from '../../src/pass/judge.js';
 
 const NOW = Date.parse('2026-11-30T06:00:00Z');
 const HOUR = 3_600_000;

@@ -1,4 +1,4 @@
-import type { Reason } from './reasons.js';
+import type { Reason } from './types.js';
 
 /** Bad usage or an invalid config: exit 2, nothing read or changed. */
 export class UsageError extends Error {

@@ -1,6 +1,7 @@
-import type { Judgement } from '../safety/judge.js';
+import type { Judgement } from './judge.js';
 import type { Place } from '../safety/place.js';
-import type { Candidate, Claim } from './types.js';
+import type { Candidate } from '../provider-api/candidate.js';
+import type { Claim } from '../model/types.js';
 
 export interface JudgedClaim<Facts> {
   candidate: Candidate;

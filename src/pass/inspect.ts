@@ -1,16 +1,51 @@
 import path from 'node:path';
-import type { Candidate, SafetyFacts } from '../core/types.js';
-import { errorMessage } from '../core/errors.js';
-import { inspectPath, type PathFacts } from './containment.js';
-import { readdirNamesSync } from './fs/list.js';
-import { realpathSync } from './fs/stat.js';
-import { bindMountsOf } from './processes/bind-sources.js';
-import { describeProcesses } from './processes/describe-processes.js';
-import { gitProcessesInside } from './processes/git-processes.js';
-import { processesInside, type ProcessTable } from './processes/processes.js';
-import { deleteIdentity, gitIdentityFor, worktreeRemovalBlocked } from './owners/owner.js';
-import { measureTree, type TreeFacts } from './walk/walk.js';
-import type { WalkWatch } from './walk/walk-watch.js';
+import type { Candidate } from '../provider-api/candidate.js';
+import type { ProcessDescription } from '../safety/processes/process-description.js';
+import { errorMessage } from '../model/errors.js';
+import { inspectPath, type PathFacts } from '../safety/containment.js';
+import { readdirNamesSync } from '../safety/fs/list.js';
+import { realpathSync } from '../safety/fs/stat.js';
+import { bindMountsOf } from '../safety/processes/bind-sources.js';
+import { describeProcesses } from '../safety/processes/describe-processes.js';
+import { gitProcessesInside } from '../safety/processes/git-processes.js';
+import { pidsInside, union, type ProcessTable } from '../safety/processes/processes.js';
+import { deleteIdentity, gitIdentityFor, worktreeRemovalBlocked } from '../safety/owners/owner.js';
+import { measureTree, type TreeFacts } from '../safety/walk/walk.js';
+import type { WalkWatch } from '../safety/walk/walk-watch.js';
+
+/** The safety facts of one candidate's folder, gathered by the safety engine. */
+export interface SafetyFacts {
+  exists: boolean;
+  isRealDirectory: boolean;
+  contained: boolean;
+  symlinkInPath: boolean;
+  sameFilesystemAsParent: boolean;
+  mountInside: boolean;
+  bytes: number;
+  /** Newest mtime (ms) of the folder and anything inside it, or null when the folder is gone. */
+  newestWriteMs: number | null;
+  /** Newest write of anything but a folder (the age of a half-deleted quarantine). */
+  newestFileWriteMs: number | null;
+  /** Pids with a working directory, root, open file or mapping inside (by path or by identity). */
+  processesInside: number[];
+  /** The first few of them, described for the refusal's detail. */
+  holders?: ProcessDescription[];
+  /** A `file` removal's target is a regular file (lstat). */
+  isRegularFile?: boolean;
+  /** For a `file` removal: the git processes at work in its repository, the first few described. */
+  gitInRepository?: { repository: string; pids: number[]; holders: ProcessDescription[] };
+  /** Mount namespaces that have it, or a folder inside it, mounted elsewhere: one sentence each. */
+  mountedElsewhere?: string[];
+  /** Why the walk could not finish (EACCES somewhere), if it could not. */
+  walkError?: string;
+  /** An entry listed inside and gone before it could be looked at, on the walk and on its re-walk. */
+  vanished?: string;
+  /**
+   * Why the item cannot be deleted as one owner (rule 20): an entry of another uid, or one its
+   * owner cannot read or remove, or a top folder that is not the home owner's nor root's.
+   */
+  foreign?: string;
+}
 
 /** How many of the processes inside an item its refusal names. */
 const HOLDERS_NAMED = 3;
@@ -88,10 +123,15 @@ export function inspectCandidate(
       : null;
   if (blocked) facts.foreign ??= blocked;
   if (processes) {
-    const canonical = canonicalOrNull(target);
-    facts.processesInside = union(pidsMatching(processes, target, canonical), watch?.pidsInside(target) ?? []);
-    // A git at work in a tree that goes whole keeps it, holding a file there or not (rule 26).
-    if (candidate.removal?.type !== 'file') {
+    let canonical: string | null = null;
+    try {
+      canonical = realpathSync(target);
+    } catch {
+      // Gone or unreadable: the lexical path is then all there is to match.
+    }
+    facts.processesInside = union(pidsInside(processes, target, canonical), watch?.pidsInside(target) ?? []);
+    // A git at work in a tree that would go whole keeps it, holding a file there or not (rule 26).
+    if (candidate.removal?.type !== 'file' && candidate.judgement.decision === 'delete') {
       const repository = candidate.kind === 'checkpoint-repo';
       const git = gitProcessesInside(processes.gitProcesses, target, { unresolvedCount: repository });
       facts.processesInside = union(facts.processesInside, git);
@@ -129,29 +169,6 @@ function deleterUid(facts: PathFacts): number {
     { uid: facts.uid, gid: facts.gid },
   );
   return identity?.uid ?? process.geteuid?.() ?? 0;
-}
-
-/** The pids with anything inside `target`, matched by its lexical and its canonical path. */
-export function pidsInside(processes: ProcessTable, target: string): number[] {
-  return pidsMatching(processes, target, canonicalOrNull(target));
-}
-
-function pidsMatching(processes: ProcessTable, target: string, canonical: string | null): number[] {
-  return union(processesInside(processes, target), canonical === null ? [] : processesInside(processes, canonical));
-}
-
-export function union(a: readonly number[], b: readonly number[]): number[] {
-  if (b.length === 0) return [...a];
-  return [...new Set([...a, ...b])].sort((x, y) => x - y);
-}
-
-/** Gone or unreadable: the lexical path is then all there is to match. */
-function canonicalOrNull(target: string): string | null {
-  try {
-    return realpathSync(target);
-  } catch {
-    return null;
-  }
 }
 
 /**

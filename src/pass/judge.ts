@@ -1,8 +1,10 @@
 import { formatBytes } from '../util/format.js';
-import { nameProcesses } from './processes/process-description.js';
+import { nameProcesses } from '../safety/processes/process-description.js';
 import { formatDuration } from '../util/duration.js';
-import type { Reason } from '../core/reasons.js';
-import type { Candidate, Liveness, SafetyFacts, Verdict } from '../core/types.js';
+import type { Reason } from '../model/types.js';
+import type { Candidate } from '../provider-api/candidate.js';
+import type { Liveness, Verdict } from '../model/types.js';
+import type { SafetyFacts } from './inspect.js';
 
 export interface SafetyPolicy {
   minAgeMs: number;

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { errorMessage, RemovalStopped } from './errors.js';
-import type { Candidate, GuardHold, Removal, ReportItem } from './types.js';
+import { errorMessage, RemovalStopped } from '../model/errors.js';
+import type { Candidate, GuardHold, Removal } from '../provider-api/candidate.js';
+import type { ReportItem } from '../model/types.js';
 import { TreeSwappedError } from '../safety/fs/cwd-cursor.js';
 import {
   asOwner,
@@ -16,15 +17,15 @@ import { MountInsideError, removeTree } from '../safety/removal/remove.js';
 import { unlinkProvenFile } from '../safety/removal/unlink-file.js';
 import { lstatOrNullSync } from '../safety/fs/stat.js';
 import { renameSync } from '../safety/fs/entries.js';
-import type { InspectedFacts } from '../safety/inspect.js';
+import type { InspectedFacts } from './inspect.js';
 import { takeLastProof, type ProofSubject } from '../safety/removal/last-proof.js';
 import type { ProcessTable } from '../safety/processes/processes.js';
 import { changedSince } from '../safety/since.js';
 import type { PassProgress } from './progress.js';
 import type { TreeInodes } from '../safety/walk/walk-watch.js';
 import { mapLimit } from '../util/limit.js';
-import { GIT_CONCURRENCY } from '../engines/git-worktree/evidence.js';
-import { removeWorktreeWithGit } from '../engines/git-worktree/git-remove.js';
+import { GIT_CONCURRENCY } from '../git/settings.js';
+import { removeWorktreeWithGit } from '../git/worktree-remove.js';
 
 export interface PlannedDeletion {
   candidate: Candidate;

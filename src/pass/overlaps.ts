@@ -1,16 +1,9 @@
 import path from 'node:path';
-import { ConfigError } from './errors.js';
-import type { ClaimContext, Provider } from './types.js';
+import { ConfigError } from '../model/errors.js';
+import type { ClaimContext, ClaimedArea, Provider } from '../provider-api/provider.js';
 import { isInside } from '../safety/containment.js';
 import { realpathSync } from '../safety/fs/stat.js';
 import { createPlaceFinder } from '../safety/place.js';
-
-/** A folder whose contents one provider (or one worktree set) judges. */
-export interface ClaimedArea {
-  /** Who claims it, as the config names it: `owl`, `worktrees set vibe-kanban`... */
-  owner: string;
-  folder: string;
-}
 
 /**
  * The first two areas of different owners that overlap: one is the other, or inside it, however

@@ -1,4 +1,4 @@
-import type { ProviderName, ReportItem } from './types.js';
+import type { ProviderName, ReportItem } from '../model/types.js';
 
 /**
  * What a pass tells, as it goes, whoever watches it (a person at a terminal); never part of its

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { oneVerdictPerPath, type JudgedClaim } from '../../src/core/claims.js';
-import type { Candidate, ProviderName } from '../../src/core/types.js';
-import type { Judgement } from '../../src/safety/judge.js';
+import { oneVerdictPerPath, type JudgedClaim } from '../../src/pass/claims.js';
+import type { Candidate } from '../../src/provider-api/candidate.js';
+import type { ProviderName } from '../../src/model/types.js';
+import type { Judgement } from '../../src/pass/judge.js';
 
 function claim(
   provider: ProviderName,

@@ -7,9 +7,9 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/reconcile/reconcile.js';
 import { loadConfig } from '../../src/config/load.js';
-import type { PassOptions } from '../../src/core/pass.js';
-import type { PassProgress } from '../../src/core/progress.js';
-import type { ReportItem } from '../../src/core/types.js';
+import type { PassOptions } from '../../src/pass/pass.js';
+import type { PassProgress } from '../../src/pass/progress.js';
+import type { ReportItem } from '../../src/model/types.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 import { daysAgo } from '../helpers/fs-fixtures.js';
 import {
@@ -68,7 +68,7 @@ async function passOver(
 ) {
   const file = path.join(m.runDir, 'agent-janitor.yaml');
   writeFileSync(file, stringify(configFor(m)));
-  const config = await loadConfig({ file, env: process.env });
+  const config = await loadConfig({ providers: PROVIDERS, file, env: process.env });
   const { log, records } = memoryLog();
   const result = await reconcile({
     config,

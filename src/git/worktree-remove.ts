@@ -1,8 +1,8 @@
-import { RemovalStopped } from '../../core/errors.js';
-import type { Reason } from '../../core/reasons.js';
-import { lastLine, runGit } from '../../git/git.js';
-import { lstatOrNull } from '../../safety/fs/stat.js';
-import type { Owner } from '../../safety/owners/owner.js';
+import { RemovalStopped } from '../model/errors.js';
+import type { Reason } from '../model/types.js';
+import { lastLine, runGit } from './git.js';
+import { lstatOrNull } from '../safety/fs/stat.js';
+import type { Owner } from '../safety/owners/owner.js';
 
 /** git's own refusals of `git worktree remove` (its messages in LC_ALL=C), each with the verdict it stands for. */
 const REFUSALS: ReadonlyArray<readonly [RegExp, 'refused' | 'unfinished', Reason]> = [

@@ -1,4 +1,4 @@
-import type { ReportItem, RootStatus } from './types.js';
+import type { ReportItem, RootStatus } from '../model/types.js';
 import { escapeBytes } from '../safety/fs/names.js';
 
 /**

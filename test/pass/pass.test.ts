@@ -18,7 +18,7 @@ import { sleeperIn, waitFor } from '../helpers/processes.js';
 import { scratchPass, scratchProvider } from '../helpers/scratch-provider.js';
 import { tempDir } from '../helpers/temp.js';
 import { processesInside, scanProcesses } from '../../src/safety/processes/processes.js';
-import type { Provider } from '../../src/core/types.js';
+import type { Provider } from '../../src/provider-api/provider.js';
 
 function world() {
   const base = tempDir();

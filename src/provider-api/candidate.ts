@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { ProcessTable } from '../safety/processes/processes.js';
+import type { ItemKind, OwnerJudgement, ProviderName } from '../model/types.js';
+
+/**
+ * How an item proven dead is removed. The executor carries out every kind, and takes the last
+ * proof (rule 21) before each; providers only describe, and may prove their own case again.
+ * - `tree`: quarantine rename in the same folder, the last proof, then a delete that never follows
+ *   a link.
+ * - `git-worktree`: the last proof on the worktree and its admin entry where they are, then
+ *   `git worktree remove` in the owner repository (never `--force`); `alsoRemove` folders go
+ *   afterwards, each as a tree.
+ * - `file`: one regular file (kind `git-garbage` only), unlinked where it is without a quarantine,
+ *   right after the last proof on it; no git process may be at work in `repository` meanwhile.
+ */
+export type Removal =
+  | { type: 'tree'; guard?: RemovalGuard }
+  | { type: 'file'; repository: string; guard?: RemovalGuard }
+  | {
+      type: 'git-worktree';
+      worktree: string;
+      ownerRepo: string;
+      adminDir: string;
+      guard: RemovalGuard;
+      alsoRemove?: string[];
+    };
+
+/** A provider's own proof, taken again right before its item goes. */
+interface RemovalGuard {
+  /**
+   * Proves again what the plan proved (under the owner's lock, where it has one). Throws a
+   * RemovalStopped (src/core/errors.ts) where that no longer holds. What it answers is kept until
+   * the item is gone or put back.
+   */
+  recheck(ctx: GuardContext): Promise<GuardHold | undefined>;
+}
+
+export interface GuardContext {
+  /** The uid/gid the delete runs as (the owner when running as root), or null for "as we are". */
+  owner: { uid: number; gid: number } | null;
+  log: Logger;
+  /** A fresh look at /proc, for a proof that reads the processes again (never /proc itself). */
+  lookAtProcesses(): ProcessTable;
+}
+
+/** What a guard holds while its item goes: a lock, and the steps that come with it. */
+export interface GuardHold {
+  /** Throws unless the guard's proof still holds; called just before each step that cannot be undone. */
+  assert?(): void;
+  /** Once the item is gone (Kilo drops the pin of the repository); may answer a note for the report. */
+  afterRemoval?(): Promise<string | undefined>;
+  /** Whatever became of the item, at the end (Kilo releases its lock). */
+  release?(): Promise<void>;
+}
+
+export interface Candidate {
+  provider: ProviderName;
+  kind: ItemKind;
+  /** Absolute path of the folder, or null for a `job` finding without a folder. */
+  path: string | null;
+  /** The provider root the path must be contained in (canonical containment, no symlink between). */
+  root: string | null;
+  judgement: OwnerJudgement;
+  removal?: Removal;
+  /**
+   * Extra paths whose newest write also counts for `minAge` (an admin folder beside a worktree).
+   */
+  alsoWatch?: string[];
+  /**
+   * Aged by the newest write of its files, not of its folders, while its owner's decision is
+   * `kept`: a repository only ever reported, in which the pass itself unlinks git's temporary
+   * files, which moves the mtime of their folder without any write of the owner's.
+   */
+  agedByFiles?: boolean;
+  /**
+   * The owner of the home (or the location outside every home) the item was found in, as the
+   * resolver of locations answered it (src/safety/owners/locations.ts): the item's top folder must be
+   * this owner's or root's, and the item is judged, deleted and git-run as this owner (rule 20).
+   */
+  homeOwner?: { uid: number; gid: number };
+}
