@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../model/errors.js';
-import { canonicalIfSame, canonicalOf, placeInOurView, processPathIs } from '../../safety/identity/spellings.js';
+import { placeInOurView, processPathIs } from '../../safety/identity/process-paths.js';
+import { canonicalIfSame, canonicalOf } from '../../safety/identity/recorded.js';
 import { isInside } from '../../safety/inside.js';
 import { describeProcesses } from '../../safety/processes/describe-processes.js';
 import { ownPidDomain, processStart } from '../../safety/processes/process-start.js';

@@ -5,7 +5,7 @@ import { basisOf } from '../../safety/owners/location-basis.js';
 import { homeOwner } from '../../safety/owners/locations.js';
 import type { ProcessRecord, ProcessTable } from '../../safety/processes/processes.js';
 import { passwdHome, whose } from '../../safety/processes/user-names.js';
-import { resolveFrom, sameIdentity, type Identity } from '../../safety/identity/resolve.js';
+import { placeInOurView } from '../../safety/identity/process-paths.js';
 import { codexConfig } from './config.js';
 import type { CodexHome } from './layout.js';
 
@@ -121,12 +121,11 @@ function reach(
       why: `its environment cannot be read (${record.environError ?? 'no reason given'}), so where its CODEX_HOME is cannot be told`,
     };
   if (record.mountNamespace === null || ownNamespace === null || record.mountNamespace === ownNamespace) return 'here';
-  const view = path.join(procRoot, String(record.pid), 'root');
-  const home = sameHere(view, codexHome);
+  const home = sameHere(procRoot, record, codexHome);
   // No such folder where it runs: it has no Codex home to read.
   if (home === 'missing') return 'nothing';
   const sqliteHome = processPath(record.vars.CODEX_SQLITE_HOME, record);
-  const sqlite = sqliteHome === null ? 'same' : sameHere(view, sqliteHome);
+  const sqlite = sqliteHome === null ? 'same' : sameHere(procRoot, record, sqliteHome);
   const elsewhere = home !== 'same' ? codexHome : sqlite === 'other' ? sqliteHome : null;
   if (elsewhere === null) return 'here';
   return {
@@ -135,15 +134,9 @@ function reach(
 }
 
 /** Whether a path a process names in its own view leads to the same folder in the pass's, or to nothing there. */
-function sameHere(view: string, named: string): 'same' | 'missing' | 'other' {
-  const theirs = resolveFrom(view, named);
-  if (theirs.state === 'missing') return 'missing';
-  const ours = resolveFrom('/', named);
-  return theirs.state === 'found' &&
-    ours.state === 'found' &&
-    sameIdentity(theirs.chain[0] as Identity, ours.chain[0] as Identity)
-    ? 'same'
-    : 'other';
+function sameHere(procRoot: string, record: ProcessRecord, named: string): 'same' | 'missing' | 'other' {
+  const placed = placeInOurView(procRoot, record.pid, named, record.cwd);
+  return placed.state === 'found' ? 'same' : placed.state === 'absent' ? 'missing' : 'other';
 }
 
 /** A path of a process's environment: a relative one is read from its working directory, as Codex reads it. */

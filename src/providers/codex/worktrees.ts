@@ -20,7 +20,7 @@ import type { ProcessTable } from '../../safety/processes/processes.js';
 import { createTreeCache } from '../../safety/walk/tree-cache.js';
 import { isPlainObject } from '../../util/plain-object.js';
 import { judgeCodexWorktree, type ThreadEvidence, type ThreadFinding } from './judge.js';
-import { identityOf, liesIn, mayOverlap, resolveRecorded } from './identity.js';
+import { identityOf, liesIn, mayOverlap, resolveRecorded } from '../../safety/identity/recorded.js';
 import { THREAD_ID, type CodexHome } from './layout.js';
 import type { HomeReading } from './sources.js';
 import { probeWriter, type WriterState } from './threads.js';

@@ -1,12 +1,8 @@
 import path from 'node:path';
 import { errorCode, errorMessage } from '../../model/errors.js';
-import {
-  identityOf,
-  processPathIs,
-  processRoot,
-  sameFolderFrom,
-  spellingsThroughLinks,
-} from '../../safety/identity/spellings.js';
+import { processPathIs, processRoot, sameFolderFrom } from '../../safety/identity/process-paths.js';
+import { identityOf } from '../../safety/identity/recorded.js';
+import { spellingsThroughLinks } from '../../safety/identity/spellings.js';
 import { readdirNamesSync } from '../../safety/fs/list.js';
 import type { ProcessTable } from '../../safety/processes/processes.js';
 import { passwdHome } from '../../safety/processes/user-names.js';
