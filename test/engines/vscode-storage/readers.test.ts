@@ -5,7 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { hashWorkingDir } from '../../../src/providers/cline/layout.js';
 import { editorDirs, extensionStorages, stateDatabases } from '../../../src/engines/vscode-storage/editors.js';
 import { allAtLeast, installedVersions } from '../../../src/engines/vscode-storage/extensions.js';
-import { plainConfigValues, readShadowConfig } from '../../../src/engines/vscode-storage/git-config.js';
+import { readShadowConfig } from '../../../src/engines/vscode-storage/git-config.js';
+import { plainConfigValues as plainText } from '../../../src/git/config-text.js';
+
+const SHADOW_KEYS = ['core.worktree', 'user.name', 'user.email'];
+
+/** The three keys of a shadow repository's config, as its text alone says them; null where git is asked. */
+function plainConfigValues(text: string) {
+  const reading = plainText(text, SHADOW_KEYS);
+  if (reading.kind === 'unsure') return null;
+  const get = (key: string) => reading.values.get(key) ?? null;
+  return { worktree: get('core.worktree'), userName: get('user.name'), userEmail: get('user.email') };
+}
 import { parseJsonc } from '../../../src/engines/vscode-storage/jsonc.js';
 import { HISTORY_SETTLE_MS, settleHistory, type HistoryRead } from '../../../src/engines/vscode-storage/settle.js';
 import { readCommits, readShadowRepos } from '../../../src/engines/vscode-storage/shadow-repo.js';

@@ -3,7 +3,16 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coreWorktreeOf, readRecordedWorktree } from '../../../src/providers/kilo/config-file.js';
+import { plainConfigValues } from '../../../src/git/config-text.js';
+import { readRecordedWorktree } from '../../../src/providers/kilo/config-file.js';
+
+/** `core.worktree` as the config's text alone says it: a value, none, or unsure (git is asked). */
+function coreWorktreeOf(text: string) {
+  const reading = plainConfigValues(text, ['core.worktree']);
+  if (reading.kind === 'unsure') return reading;
+  const value = reading.values.get('core.worktree');
+  return value === undefined ? ({ kind: 'absent' } as const) : ({ kind: 'value', value } as const);
+}
 import { decodeBytes } from '../../../src/safety/fs/names.js';
 import { tempDir } from '../../helpers/temp.js';
 import { git } from './fixtures.js';

@@ -130,7 +130,7 @@ describe('git processes of a Kilo pass', () => {
       expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'would-delete', reason: 'worktree-removed' });
     for (const gitdir of made.live)
       expect(itemAt(report, gitdir)).toMatchObject({ verdict: 'kept', reason: 'worktree-present' });
-    const asked = calls().filter((call) => call.includes(' config --file '));
+    const asked = calls().filter((call) => call.includes(' config ') && call.includes(' --file '));
     expect(asked.map((call) => call.slice(call.indexOf('--file ') + '--file '.length, call.indexOf(' --get')))).toEqual(
       expect.arrayContaining([config(crlf), config(quoted)]),
     );
