@@ -7,15 +7,29 @@ export function openSqlite(file: string, options: Database.Options = {}): Databa
 }
 
 /** Opens an owner's SQLite database read-only. */
-export function openSqliteReadOnly(file: string, busyTimeoutMs: number): Database.Database {
+function openSqliteReadOnly(file: string, busyTimeoutMs: number): Database.Database {
   return openSqlite(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
 }
 
-/** The same, a SourceOfTruthError naming the file when it cannot be opened. */
-export function openOwnerDatabase(file: string, busyTimeoutMs: number): Database.Database {
+/**
+ * Reads an owner's SQLite database: opened read-only (waiting at most `busyTimeoutMs` for the
+ * tool's own writes), read in one transaction so every table comes from the same snapshot, and
+ * closed. Anything that goes wrong is a SourceOfTruthError naming the file (the provider fails
+ * closed); one the reader throws itself is kept as it is.
+ */
+export function readOwnerDatabase<T>(file: string, busyTimeoutMs: number, read: (db: Database.Database) => T): T {
+  let db: Database.Database;
   try {
-    return openSqliteReadOnly(file, busyTimeoutMs);
+    db = openSqliteReadOnly(file, busyTimeoutMs);
   } catch (err) {
     throw new SourceOfTruthError(`${file}: cannot open read-only: ${errorMessage(err)}`);
+  }
+  try {
+    return db.transaction(() => read(db))();
+  } catch (err) {
+    if (err instanceof SourceOfTruthError) throw err;
+    throw new SourceOfTruthError(`${file}: cannot be read: ${errorMessage(err)}`);
+  } finally {
+    db.close();
   }
 }

@@ -1,5 +1,6 @@
 import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
-import { openReadOnly } from './read-only-db.js';
+import { readOwnerDatabase } from '../../util/sqlite.js';
+import { BUSY_TIMEOUT_MS } from './read-only-db.js';
 import { isPlainObject } from '../../util/plain-object.js';
 
 /** An extension's global state as one `state.vscdb` holds it: the JSON object of its row (none without one). */
@@ -17,8 +18,7 @@ export interface ExtensionStateRow {
  * opened or read, has no `ItemTable`, or the row is not a JSON object.
  */
 export function readExtensionState(file: string, extensionId: string): ExtensionStateRow {
-  const db = openReadOnly(file);
-  try {
+  return readOwnerDatabase(file, BUSY_TIMEOUT_MS, (db) => {
     const columns = new Set(
       (db.prepare('SELECT name FROM pragma_table_info(?)').all('ItemTable') as Array<{ name: string }>).map((column) =>
         column.name.toLowerCase(),
@@ -31,12 +31,7 @@ export function readExtensionState(file: string, extensionId: string): Extension
       .prepare('SELECT key, value FROM ItemTable WHERE lower(key) = ?')
       .all(extensionId.toLowerCase()) as Array<{ key: string; value: unknown }>;
     return { file, states: rows.map((row) => parseRow(file, row)) };
-  } catch (err) {
-    if (err instanceof SourceOfTruthError) throw err;
-    throw new SourceOfTruthError(`${file}: cannot read: ${errorMessage(err)}`);
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function parseRow(file: string, row: { key: string; value: unknown }): Record<string, unknown> {

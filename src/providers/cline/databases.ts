@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
-import { openReadOnly } from '../../engines/vscode-storage/read-only-db.js';
+import { SourceOfTruthError } from '../../model/errors.js';
+import { BUSY_TIMEOUT_MS } from '../../engines/vscode-storage/read-only-db.js';
+import { readOwnerDatabase } from '../../util/sqlite.js';
 
 /**
  * The session ids of a Cline 4 session database (`sessions(session_id, …)`). Cline 4 reuses a
@@ -52,15 +53,7 @@ export function readFolderLocks(file: string): FolderLock[] {
 }
 
 function withDatabase<T>(file: string, read: (db: Database.Database) => T): T {
-  const db = openReadOnly(file);
-  try {
-    return db.transaction(() => read(db))();
-  } catch (err) {
-    if (err instanceof SourceOfTruthError) throw err;
-    throw new SourceOfTruthError(`${file}: cannot read: ${errorMessage(err)}`);
-  } finally {
-    db.close();
-  }
+  return readOwnerDatabase(file, BUSY_TIMEOUT_MS, read);
 }
 
 function hasColumns(db: Database.Database, table: string, wanted: string[]): boolean {

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync } from '../../safety/fs/stat.js';
 import { readLockTable, takeFlocks, type LockTable } from '../../safety/locks/flock.js';
-import { openOwnerDatabase } from '../../util/sqlite.js';
+import { readOwnerDatabase } from '../../util/sqlite.js';
 import { THREAD_ID, writerLocksFolder } from './layout.js';
 
 /** One row of Codex's `threads` table, as far as this provider reads it. */
@@ -35,15 +35,7 @@ export function readThreads(file: string): ThreadRecords {
   const stats = lstatOrNullSync(file);
   if (!stats) throw new SourceOfTruthError(`${file} is missing, so no worktree can be matched to its thread`);
   if (!stats.isFile()) throw new SourceOfTruthError(`${file} is not a regular file`);
-  const db = openOwnerDatabase(file, BUSY_TIMEOUT_MS);
-  try {
-    return { file, ...readFrom(db, file) };
-  } catch (err) {
-    if (err instanceof SourceOfTruthError) throw err;
-    throw new SourceOfTruthError(`${file}: cannot read: ${errorMessage(err)}`);
-  } finally {
-    db.close();
-  }
+  return { file, ...readOwnerDatabase(file, BUSY_TIMEOUT_MS, (db) => readFrom(db, file)) };
 }
 
 function readFrom(db: Database.Database, file: string): Omit<ThreadRecords, 'file'> {

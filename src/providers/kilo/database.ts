@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { errorMessage, SourceOfTruthError } from '../../model/errors.js';
+import { SourceOfTruthError } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
-import { openSqliteReadOnly } from '../../util/sqlite.js';
+import { readOwnerDatabase } from '../../util/sqlite.js';
 
 /** What Kilo's databases say: each project's main repository, and every directory they name. */
 export interface KiloRecords {
@@ -39,45 +39,34 @@ export async function databaseFiles(dataDir: string, extra?: string): Promise<st
  */
 export function readKiloRecords(files: readonly string[]): KiloRecords {
   const records: KiloRecords = { files: [...files], projects: new Map(), directories: new Set() };
-  for (const file of files) {
-    try {
-      readOne(file, records);
-    } catch (err) {
-      throw new SourceOfTruthError(`${file}: cannot be read: ${errorMessage(err)}`);
-    }
-  }
+  for (const file of files) readOne(file, records);
   return records;
 }
 
 function readOne(file: string, records: KiloRecords): void {
-  const db = openSqliteReadOnly(file, BUSY_TIMEOUT_MS);
-  try {
-    // One read transaction: the three tables are read from the same snapshot of the database.
-    db.transaction(() => {
-      const tables = new Set(
-        (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
-          (row) => row.name,
-        ),
-      );
-      const project = columns(db, tables, 'project');
-      if (!project?.has('id') || !project.has('worktree')) {
-        throw new Error('unknown schema: no table project with the columns id and worktree');
-      }
-      const sandboxes = project.has('sandboxes') ? ', sandboxes' : '';
-      for (const row of db.prepare(`SELECT id, worktree${sandboxes} FROM project`).all() as ProjectRow[]) {
-        addProject(records, row);
-      }
-      for (const table of ['project_directory', 'session']) {
-        if (columns(db, tables, table)?.has('directory')) {
-          for (const row of db.prepare(`SELECT directory FROM ${table}`).all() as Array<{ directory: unknown }>) {
-            addDirectory(records, row.directory);
-          }
+  // One read transaction: the three tables are read from the same snapshot of the database.
+  readOwnerDatabase(file, BUSY_TIMEOUT_MS, (db) => {
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+        (row) => row.name,
+      ),
+    );
+    const project = columns(db, tables, 'project');
+    if (!project?.has('id') || !project.has('worktree')) {
+      throw new SourceOfTruthError(`${file}: unknown schema: no table project with the columns id and worktree`);
+    }
+    const sandboxes = project.has('sandboxes') ? ', sandboxes' : '';
+    for (const row of db.prepare(`SELECT id, worktree${sandboxes} FROM project`).all() as ProjectRow[]) {
+      addProject(records, row);
+    }
+    for (const table of ['project_directory', 'session']) {
+      if (columns(db, tables, table)?.has('directory')) {
+        for (const row of db.prepare(`SELECT directory FROM ${table}`).all() as Array<{ directory: unknown }>) {
+          addDirectory(records, row.directory);
         }
       }
-    })();
-  } finally {
-    db.close();
-  }
+    }
+  });
 }
 
 interface ProjectRow {

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { SourceOfTruthError, errorMessage } from '../../model/errors.js';
+import { SourceOfTruthError } from '../../model/errors.js';
 import { lstatOrNull } from '../../safety/fs/stat.js';
 import { decodeBytes } from '../../safety/fs/names.js';
-import { openOwnerDatabase } from '../../util/sqlite.js';
+import { readOwnerDatabase } from '../../util/sqlite.js';
 
 /** The newest owl.db schema (PRAGMA user_version) whose layout these columns were read from. */
 export const NEWEST_KNOWN_SCHEMA = 16;
@@ -45,15 +45,7 @@ export async function readOwlState(file: string): Promise<OwlState> {
   const stats = await lstatOrNull(file);
   if (!stats) throw new SourceOfTruthError(`${file} is missing, so no job can be matched to its worktree`);
   if (!stats.isFile()) throw new SourceOfTruthError(`${file} is not a regular file`);
-  const db = openOwnerDatabase(file, 2_000);
-  try {
-    return readFrom(db, file);
-  } catch (err) {
-    if (err instanceof SourceOfTruthError) throw err;
-    throw new SourceOfTruthError(`${file}: cannot read: ${errorMessage(err)}`);
-  } finally {
-    db.close();
-  }
+  return readOwnerDatabase(file, 2_000, (db) => readFrom(db, file));
 }
 
 function readFrom(db: Database.Database, file: string): OwlState {
