@@ -29,7 +29,7 @@ export type Removal =
 interface RemovalGuard {
   /**
    * Proves again what the plan proved (under the owner's lock, where it has one). Throws a
-   * RemovalStopped (src/core/errors.ts) where that no longer holds. What it answers is kept until
+   * RemovalStopped (src/model/errors.ts) where that no longer holds. What it answers is kept until
    * the item is gone or put back.
    */
   recheck(ctx: GuardContext): Promise<GuardHold | undefined>;

@@ -29,7 +29,7 @@ export interface GatherContext {
   measureAhead?: (roots: readonly string[]) => void;
   /** Resolves once measuring these will not take them from the walk ahead: await it before `measure`. */
   whenMeasured?: (roots: readonly string[]) => Promise<void>;
-  /** Every registered provider, enabled or not: what each tells the others (src/core/contributions.ts). */
+  /** Every registered provider, enabled or not: what each tells the others (below). */
   registry: readonly Provider[];
   /**
    * The pass's one look at /proc (src/safety/processes/processes.ts): what providers read of their

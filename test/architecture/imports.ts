@@ -5,7 +5,7 @@ import ts from 'typescript';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
-/** One import of a module: a file of src/ (relative to it, `core/pass.ts`) or a package (`node:fs`, `yaml`). */
+/** One import of a module: a file of src/ (relative to it, `pass/pass.ts`) or a package (`node:fs`, `yaml`). */
 export interface Edge {
   from: string;
   to: string;
@@ -62,7 +62,7 @@ function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
     : false;
 }
 
-/** `../core/pass.js` from `outputs/x.ts` is `core/pass.ts`; a package stays as written, `fs` as `node:fs`. */
+/** `../pass/pass.js` from `outputs/x.ts` is `pass/pass.ts`; a package stays as written, `fs` as `node:fs`. */
 function resolve(from: string, specifier: string): string {
   if (!specifier.startsWith('.')) return BUILTINS.has(specifier) ? `node:${specifier}` : specifier;
   const target = path.normalize(path.join(path.dirname(from), specifier));

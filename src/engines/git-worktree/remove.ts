@@ -18,7 +18,7 @@ export interface WorktreeRemovalPlan {
 
 /**
  * How a worktree proven dead goes: the executor takes the last proof on it and its admin entry,
- * then runs `git worktree remove` (src/engines/git-worktree/git-remove.ts). Right before, the evidence is read
+ * then runs `git worktree remove` (src/git/worktree-remove.ts). Right before, the evidence is read
  * again and judged again: a commit, a lock or a change made since the plan stops the removal, with
  * the verdict of that judgement.
  */

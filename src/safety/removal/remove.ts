@@ -30,7 +30,7 @@ const RETRIES = 3;
  * a folder that is not empty when its turn comes is read again, a few times. An entry a listing
  * named that is missing when its turn comes is gone only if a fresh listing agrees: one still
  * listed is an error, never counted as removed. `emptying` runs each emptying of the folder (as
- * the tree's owner, say: src/core/executor.ts), and the emptied top is removed after it returns.
+ * the tree's owner, say: src/pass/executor.ts), and the emptied top is removed after it returns.
  */
 export function removeTree(root: string, emptying: (empty: () => void) => void = (empty) => empty()): RemoveResult {
   const result: RemoveResult = { removed: 0 };
