@@ -44,7 +44,16 @@ const MAX_LINKS = 40;
 export function resolveFrom(
   root: string,
   named: string,
-  options: { start?: readonly Frame[]; linkCheck?: LinkCheck } = {},
+  options: {
+    start?: readonly Frame[];
+    linkCheck?: LinkCheck;
+    /**
+     * What a link to nothing is: `unknown` for a path a record names (a disk not mounted here), or
+     * `missing` for one a process names through its own root (what is not mounted for it does not
+     * exist for it either).
+     */
+    dangling?: 'unknown' | 'missing';
+  } = {},
 ): Resolution {
   const top = frameOf(root);
   if ('why' in top) return { state: 'unknown', why: top.why };
@@ -70,7 +79,7 @@ export function resolveFrom(
       if (code !== 'ENOENT' && code !== 'ENOTDIR')
         return { state: 'unknown', why: `${shown(root, entry)} cannot be looked at: ${errorMessage(err)}` };
       // A link whose target is not there: a disk not mounted here, never a record that is absent.
-      if (link)
+      if (link && options.dangling !== 'missing')
         return {
           state: 'unknown',
           why: `${link.named} is a link to something that is not there (a disk not mounted here?)`,
@@ -95,7 +104,8 @@ export function resolveFrom(
     }
     stack.push({ at: entry, id: { dev: stats.dev, ino: stats.ino } });
     if (!stats.isDirectory() && pending.length > 0) {
-      if (link) return { state: 'unknown', why: `${link.named} is a link through a file` };
+      if (link && options.dangling !== 'missing')
+        return { state: 'unknown', why: `${link.named} is a link through a file` };
       return { state: 'missing', chain: chainOf(stack.slice(0, -1)), rest: [step, ...pending].join('/') };
     }
   }

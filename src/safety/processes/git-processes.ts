@@ -70,7 +70,7 @@ export function readGitProcess(dir: string, pid: number, view: ProcessView): Git
   }
   git.reaches.push({ state: 'found', chain: cwdFrames.map((frame) => frame.id).reverse() });
   for (const each of new Set(named.filter((name) => name !== ''))) {
-    const reached = resolveFrom(root, each, { start: cwdFrames });
+    const reached = resolveFrom(root, each, { start: cwdFrames, dangling: 'missing' });
     if (reached.state === 'unknown') unknown(`process ${pid} names ${each}: ${reached.why}`);
     else git.reaches.push(reached);
   }

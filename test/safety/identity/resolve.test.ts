@@ -52,7 +52,7 @@ describe('resolveFrom, as a process in a container sees its paths', () => {
     expect(resolveFrom('/', '/abs-link/file').state).toBe('missing');
   });
 
-  it('answers unknown for a dangling link, whatever follows it', async () => {
+  it('answers unknown for a dangling link, whatever follows it; missing where a process names it, as nothing is there for it', async () => {
     const sleeper = await sleeperIn(rootWithLinks());
 
     for (const named of ['/dangling', '/dangling/deeper/file', '/data/../dangling']) {
@@ -61,6 +61,7 @@ describe('resolveFrom, as a process in a container sees its paths', () => {
       expect(reached.state === 'unknown' && reached.why).toContain(
         '/dangling is a link to something that is not there',
       );
+      expect(resolveFrom(sleeper.root, named, { dangling: 'missing' }).state, named).toBe('missing');
     }
   });
 
