@@ -24,6 +24,9 @@ export type ProviderName = string;
  * `task-output`: Claude Code's background task output (a session folder under `claude-<uid>`).
  * `git-garbage`: one of git's temporary files inside a live checkpoint repository (src/engines/git-garbage/).
  * `staging`: Codex's marketplace staging and backup clones (and its plugin clones).
+ * `wal-checkpoint`: an owner's SQLite database whose write-ahead log a checkpoint reclaims, losslessly.
+ * `superseded-log-db`: Codex's older numbered log database, once a newer one replaced it.
+ * `owner-retention`: a file or folder its owner's own retention rule calls dead, which the owner failed to remove.
  */
 export type ItemKind =
   | 'session-home'
@@ -35,7 +38,10 @@ export type ItemKind =
   | 'task-folder'
   | 'task-output'
   | 'git-garbage'
-  | 'staging';
+  | 'staging'
+  | 'wal-checkpoint'
+  | 'superseded-log-db'
+  | 'owner-retention';
 
 export type Verdict = 'deleted' | 'would-delete' | 'kept' | 'refused' | 'unfinished' | 'failed';
 

@@ -20,11 +20,11 @@ export interface Settled<Facts> {
 }
 
 /**
- * Whether a claim is removed on its own even inside a folder another claim keeps: one of git's
- * temporary files in a live repository. Inside a folder that is to be deleted, it goes with that
- * folder and is judged with it.
+ * Whether a claim is removed on its own even inside a folder another claim keeps: a single file
+ * (one of git's temporary files in a live repository, a log past its owner's retention). Inside a
+ * folder that is to be deleted, it goes with that folder and is judged with it.
  */
-export const standsApart = (candidate: Candidate): boolean => candidate.kind === 'git-garbage';
+export const standsApart = (candidate: Candidate): boolean => candidate.removal?.type === 'file';
 
 /** How cautious a verdict is: the most cautious claim on a folder decides for all of them. */
 const CAUTION: Record<Judgement['verdict'], number> = {

@@ -169,8 +169,8 @@ async function stage(entry: PlannedDeletion, options: ExecuteOptions): Promise<S
   const target = candidate.path;
   const removal: Removal = candidate.removal ?? { type: 'tree' };
   const { owner, remover } = identitiesOf(entry, removal);
-  // A single file is only ever one of git's temporary files, judged as such.
-  if ((removal.type === 'file') !== (candidate.kind === 'git-garbage') || (removal.type === 'file' && !facts))
+  // One of git's temporary files goes only as a single file, and a single file only once inspected.
+  if ((candidate.kind === 'git-garbage' && removal.type !== 'file') || (removal.type === 'file' && !facts))
     throw new Error(`a ${candidate.kind} item cannot be removed as a ${removal.type}`);
   const hold =
     (await removal.guard?.recheck({ owner, log: options.log, lookAtProcesses: options.lookAtProcesses })) ?? null;
@@ -283,7 +283,7 @@ function subjectsOf(entry: Staged, options: ExecuteOptions): ProofSubject[] {
     return [
       {
         ...own,
-        repository: entry.removal.repository,
+        ...(entry.removal.repository ? { repository: entry.removal.repository } : {}),
         ...(options.minAgeMs === undefined ? {} : { writtenBeforeMs: Date.now() - options.minAgeMs }),
       },
     ];

@@ -139,7 +139,7 @@ export function inspectCandidate(
     if (facts.processesInside.length > 0)
       facts.holders = describeProcesses(processes.procRoot, facts.processesInside.slice(0, HOLDERS_NAMED));
     facts.mountedElsewhere = bindMountsOf(processes.mounts, canonical ?? target);
-    if (candidate.removal?.type === 'file')
+    if (candidate.removal?.type === 'file' && candidate.removal.repository)
       facts.gitInRepository = gitAtWork(processes, candidate.removal.repository, watch);
   }
   if (candidate.removal?.type === 'file') facts.isRegularFile = pathFacts.isRegularFile;

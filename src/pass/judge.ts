@@ -59,7 +59,7 @@ function signsOfLife(
       : `process ${all.slice(0, 5).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
     const one = all.length === 1;
     const holds =
-      candidate.kind === 'git-garbage'
+      candidate.removal?.type === 'file'
         ? `${one ? 'has' : 'have'} it open or mapped`
         : `${one ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside`;
     // The owner may know more of its holder (whose session a runaway shell outlived): said after.
@@ -117,11 +117,11 @@ function deleteBlocker(
         ? `${where} is listed in its folder but cannot be looked at`
         : `${where} disappeared while the pass looked at it`,
     );
-  if (candidate.kind === 'git-garbage') {
+  if (candidate.kind === 'git-garbage' || candidate.removal?.type === 'file') {
     if (candidate.removal?.type !== 'file' || !facts.isRegularFile)
       return refuse(
         'symlink',
-        `${where} is not a regular file (a symlink, a folder or another kind of entry); of git's temporary files, only regular files are ever deleted`,
+        `${where} is not a regular file (a symlink, a folder or another kind of entry); of single files, only regular files are ever deleted`,
       );
   } else if (!facts.isRealDirectory)
     return refuse(

@@ -10,12 +10,13 @@ import type { ItemKind, OwnerJudgement, ProviderName } from '../model/types.js';
  * - `git-worktree`: the last proof on the worktree and its admin entry where they are, then
  *   `git worktree remove` in the owner repository (never `--force`); `alsoRemove` folders go
  *   afterwards, each as a tree.
- * - `file`: one regular file (kind `git-garbage` only), unlinked where it is without a quarantine,
- *   right after the last proof on it; no git process may be at work in `repository` meanwhile.
+ * - `file`: one regular file (one of git's temporary files, a log or output past its owner's
+ *   retention), unlinked where it is without a quarantine, right after the last proof on it; for
+ *   one of git's, no git process may be at work in its `repository` meanwhile.
  */
 export type Removal =
   | { type: 'tree'; guard?: RemovalGuard }
-  | { type: 'file'; repository: string; guard?: RemovalGuard }
+  | { type: 'file'; repository?: string; guard?: RemovalGuard }
   | {
       type: 'git-worktree';
       worktree: string;

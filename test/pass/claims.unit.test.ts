@@ -89,7 +89,7 @@ describe('one path, one verdict', () => {
   it("judges one of git's temporary files on its own inside a folder that stays, and with the folder that goes", () => {
     const garbage = (verdict: Judgement, above: string[]) => {
       const judged = claim('kilo', '/s/repo/objects/pack/tmp_pack_1', verdict, { self: '1:50', above });
-      judged.candidate = { ...judged.candidate, kind: 'git-garbage' };
+      judged.candidate = { ...judged.candidate, kind: 'git-garbage', removal: { type: 'file', repository: '/r' } };
       return judged;
     };
     const stays = oneVerdictPerPath([
