@@ -172,7 +172,7 @@ describe('judge', () => {
         'process 4242 (git pack-objects, run by root) has it open or mapped; only stopping it frees its 2.0 MiB',
       );
       const gitInRepository = {
-        repository: garbage.removal?.type === 'file' ? garbage.removal.repository : '',
+        repository: (garbage.removal?.type === 'file' && garbage.removal.repository) || '',
         pids: [77],
         holders: [{ pid: 77, command: 'git gc', user: 'root' }],
       };
