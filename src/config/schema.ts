@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { duration, nonEmptyString, pathList } from './sections.js';
 import { scheduleProblem } from './cron-schedule.js';
 import { parseListenAddress } from './listen-address.js';
+import { size } from './size.js';
 
 // The config file's shape. Every check a later `run` or `serve` would make of a value is made
 // here, so `agent-janitor config` refuses all that they would. Defaults are functions: each file
@@ -74,6 +75,8 @@ const GENERAL = {
   serve: z
     .strictObject({ schedule: schedule.default('*/30 * * * *'), listen: listen.default('0.0.0.0:9464') })
     .prefault({}),
+  // SQLite write-ahead logs smaller than this are left as they are (SYSTEMS.md section 9).
+  reclaim: z.strictObject({ walMinBytes: size.default('64MiB') }).prefault({}),
 };
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchemaFor } from '../../src/config/schema.js';
+import { parseSize } from '../../src/config/size.js';
 import { PROVIDERS } from '../../src/providers/registry.js';
 
 const configSchema = configSchemaFor(PROVIDERS);
@@ -28,6 +29,7 @@ const DEFAULTS = {
   processCheck: 'auto',
   metrics: {},
   serve: { schedule: '*/30 * * * *', listen: '0.0.0.0:9464' },
+  reclaim: { walMinBytes: '64MiB' },
   providers: {
     watchfire: { enabled: true },
     kilo: { enabled: true, apps: ['kilo', 'opencode'] },
@@ -55,7 +57,7 @@ describe('the config schema: defaults', () => {
   });
 
   it('gives an empty section the same defaults as a missing one', async () => {
-    const empty = { metrics: {}, serve: {}, providers: {} };
+    const empty = { metrics: {}, serve: {}, reclaim: {}, providers: {} };
     expect(await accepted(empty)).toStrictEqual(DEFAULTS);
     const emptyProviders = { watchfire: {}, kilo: {}, owl: {}, worktrees: {}, cline: {}, roo: {}, gemini: {} };
     expect(await accepted({ providers: emptyProviders })).toStrictEqual(DEFAULTS);
@@ -81,6 +83,7 @@ describe('the config schema: defaults', () => {
       processCheck: 'off',
       metrics: { textfile: '/tmp/m.prom', pushgateway: { url: 'https://gw', job: 'mine' } },
       serve: { schedule: '* * * * *', listen: '[::1]:80' },
+      reclaim: { walMinBytes: '1GiB' },
       providers: {
         watchfire: { enabled: false, root: '/w' },
         kilo: { apps: [], dataDir: ['/a', '/b'], stateDir: '/s' },
@@ -335,6 +338,33 @@ describe('the config schema: one line naming the key', () => {
     expect(await lineFor(SET({ name: 'a', idleAfter: '3' }))).toBe(
       `providers.worktrees.sets[0].idleAfter: ${expected} "3"`,
     );
+  });
+
+  it('reads a size with its binary unit, and refuses any other in one line naming the key', async () => {
+    for (const [text, bytes] of [
+      ['100B', 100],
+      ['512KiB', 512 * 1024],
+      ['64MiB', 64 * 1024 ** 2],
+      ['1GiB', 1024 ** 3],
+      ['2TiB', 2 * 1024 ** 4],
+      ['0B', 0],
+    ] as const) {
+      expect(await accepted({ reclaim: { walMinBytes: text } })).toMatchObject({ reclaim: { walMinBytes: text } });
+      expect(parseSize(text)).toBe(bytes);
+    }
+    const expected = 'reclaim.walMinBytes: expected a size such as 100B, 512KiB, 64MiB or 1GiB, got';
+    for (const [value, shown] of [
+      ['64MB', '"64MB"'],
+      ['64 MiB', '"64 MiB"'],
+      ['1.5GiB', '"1.5GiB"'],
+      ['64mib', '"64mib"'],
+      ['', '""'],
+      [65536, '65536'],
+      [null, 'null'],
+    ] as const)
+      expect(await lineFor({ reclaim: { walMinBytes: value } })).toBe(`${expected} ${shown}`);
+    expect(await lineFor({ reclaim: { walMinBytes: '64MiB', min: 1 } })).toBe('unknown key reclaim.min');
+    expect(await lineFor({ reclaim: '64MiB' })).toBe('reclaim: Invalid input: expected object, received string');
   });
 
   it('refuses an empty list', async () => {
