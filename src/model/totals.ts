@@ -15,7 +15,7 @@ export function computeTotals(items: readonly ReportItem[]): Totals {
     switch (item.verdict) {
       case 'deleted':
         totals.deleted += 1;
-        totals.reclaimedBytes += item.bytes;
+        totals.reclaimedBytes += freedBytes(item);
         break;
       case 'would-delete':
         totals.wouldDelete += 1;
@@ -26,4 +26,15 @@ export function computeTotals(items: readonly ReportItem[]): Totals {
     }
   }
   return totals;
+}
+
+/**
+ * The bytes an item's deletion freed: its size, or, for a checkpointed log, what the log shrank by
+ * less what its database grew (the pages the log held moved there).
+ */
+export function freedBytes(item: Pick<ReportItem, 'bytes' | 'checkpoint'>): number {
+  const sizes = item.checkpoint;
+  if (!sizes) return item.bytes;
+  const grown = Math.max(0, sizes.databaseAfter - sizes.databaseBefore);
+  return Math.max(0, sizes.walBefore - sizes.walAfter - grown);
 }

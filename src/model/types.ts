@@ -99,6 +99,17 @@ export interface ReportItem {
   detail: string;
   /** Present when several providers (or sets) claimed this folder or folders inside it (rule 16). */
   claimedBy?: Claim[];
+  /** A `wal-checkpoint` item the pass checkpointed: the sizes of the log and its database, before and after. */
+  checkpoint?: CheckpointSizes;
+}
+
+/** What a checkpoint did to the sizes of a database's files, in bytes. */
+export interface CheckpointSizes {
+  walBefore: number;
+  /** 0 where the log was truncated, or removed by SQLite's own close. */
+  walAfter: number;
+  databaseBefore: number;
+  databaseAfter: number;
 }
 
 /** One provider's claim on a folder, with the verdict it alone would have given (at plan time). */

@@ -24,7 +24,7 @@ export async function writeReport(reportDir: string, report: Report): Promise<vo
   await writeFileAtomic(path.join(reportDir, REPORT_MD), linesOf(markdownLines(report)), FILE_MODE);
 }
 
-/** Appends one deletion to audit.jsonl, as one write of one line. */
+/** Appends one deletion (or checkpoint) to audit.jsonl, as one write of one line. */
 export async function appendAudit(reportDir: string, item: ReportItem, time: Date): Promise<void> {
   await mkdir(reportDir, FOLDER_MODE);
   const shown = escapedItem(item);
@@ -35,6 +35,8 @@ export async function appendAudit(reportDir: string, item: ReportItem, time: Dat
     path: shown.path,
     bytes: item.bytes,
     reason: item.reason,
+    // A checkpoint removes no file: the sizes of the log and its database, before and after, say what it did.
+    ...(item.checkpoint ? { checkpoint: item.checkpoint } : {}),
   });
   await appendPrivateFile(path.join(reportDir, AUDIT_LOG), `${line}\n`, FILE_MODE);
 }

@@ -1,6 +1,6 @@
 import type { Judgement } from './judge.js';
 import type { Place } from '../safety/place.js';
-import type { Candidate } from '../provider-api/candidate.js';
+import { onOneFile, type Candidate } from '../provider-api/candidate.js';
 import type { Claim } from '../model/types.js';
 
 export interface JudgedClaim<Facts> {
@@ -21,10 +21,11 @@ export interface Settled<Facts> {
 
 /**
  * Whether a claim is removed on its own even inside a folder another claim keeps: a single file
- * (one of git's temporary files in a live repository, a log past its owner's retention). Inside a
- * folder that is to be deleted, it goes with that folder and is judged with it.
+ * (one of git's temporary files in a live repository, a log past its owner's retention, a SQLite
+ * log a checkpoint reclaims). Inside a folder that is to be deleted, it goes with that folder and
+ * is judged with it.
  */
-export const standsApart = (candidate: Candidate): boolean => candidate.removal?.type === 'file';
+export const standsApart = (candidate: Candidate): boolean => onOneFile(candidate.removal);
 
 /** How cautious a verdict is: the most cautious claim on a folder decides for all of them. */
 const CAUTION: Record<Judgement['verdict'], number> = {

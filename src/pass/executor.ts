@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage, RemovalStopped } from '../model/errors.js';
-import type { Candidate, GuardHold, Removal } from '../provider-api/candidate.js';
-import type { ReportItem } from '../model/types.js';
+import { onOneFile, type Candidate, type GuardHold, type Removal } from '../provider-api/candidate.js';
+import type { CheckpointSizes, ReportItem } from '../model/types.js';
 import { TreeSwappedError } from '../safety/fs/cwd-cursor.js';
 import {
   asOwner,
@@ -15,6 +15,8 @@ import {
 import { moveToQuarantine } from '../safety/removal/quarantine.js';
 import { MountInsideError, removeTree } from '../safety/removal/remove.js';
 import { unlinkProvenFile } from '../safety/removal/unlink-file.js';
+import { checkpointWal } from '../safety/wal/checkpoint.js';
+import { formatBytes } from '../util/format.js';
 import { lstatOrNullSync } from '../safety/fs/stat.js';
 import { renameSync } from '../safety/fs/entries.js';
 import type { InspectedFacts } from './inspect.js';
@@ -169,14 +171,19 @@ async function stage(entry: PlannedDeletion, options: ExecuteOptions): Promise<S
   const target = candidate.path;
   const removal: Removal = candidate.removal ?? { type: 'tree' };
   const { owner, remover } = identitiesOf(entry, removal);
-  // One of git's temporary files goes only as a single file, and a single file only once inspected.
-  if ((candidate.kind === 'git-garbage' && removal.type !== 'file') || (removal.type === 'file' && !facts))
+  // One of git's temporary files goes only as a single file, a single file only once inspected, and
+  // a checkpoint is run on a SQLite log alone (the one write into an owner's database, rule 10).
+  if (
+    (candidate.kind === 'git-garbage' && removal.type !== 'file') ||
+    (onOneFile(removal) && !facts) ||
+    (candidate.kind === 'wal-checkpoint') !== (removal.type === 'checkpoint')
+  )
     throw new Error(`a ${candidate.kind} item cannot be removed as a ${removal.type}`);
   const hold =
     (await removal.guard?.recheck({ owner, log: options.log, lookAtProcesses: options.lookAtProcesses })) ?? null;
   try {
     const renames = removal.type === 'tree' && candidate.kind !== 'quarantine';
-    if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null, removal.type === 'file');
+    if (facts) assertUnchanged(target, facts, renames ? options.evidenceSinceMs : null, onOneFile(removal));
     if (!renames) return { ...entry, owner, remover, removal, doomed: target, renamed: false, hold };
     hold?.assert?.();
     const doomed = asOwner(remover, () => moveToQuarantine(target));
@@ -213,6 +220,8 @@ function identitiesOf(entry: PlannedDeletion, removal: Removal): { owner: Owner 
   }
   if (!facts) return { owner: null, remover: null };
   const owner = itemIdentity({ uid: facts.path.uid, gid: facts.path.gid });
+  // A checkpoint takes nothing out of its folder: it runs as the owner of the log, and no one else.
+  if (removal.type === 'checkpoint') return { owner, remover: owner };
   // The folder it sits in as it is now: the rename is about to happen there.
   const parent = lstatOrNullSync(path.dirname(where)) ?? {
     uid: facts.path.parentUid,
@@ -248,13 +257,20 @@ async function finish(
       return outcomeOf(item, err, putBack(entry), options.log);
     }
     try {
-      const notes = await remove(entry, processes, options);
+      const { notes, checkpoint } = await remove(entry, processes, options);
       const detail = notes.length > 0 ? `${item.detail}; ${notes.join('; ')}` : item.detail;
-      const deleted: ReportItem = { ...item, verdict: 'deleted', detail };
+      const deleted: ReportItem = { ...item, verdict: 'deleted', detail, ...(checkpoint ? { checkpoint } : {}) };
       await options.onDeleted(deleted);
       options.log[options.itemLogLevel ?? 'info'](
-        { provider: item.provider, kind: item.kind, path: item.path, bytes: item.bytes, reason: item.reason },
-        'deleted',
+        {
+          provider: item.provider,
+          kind: item.kind,
+          path: item.path,
+          bytes: item.bytes,
+          reason: item.reason,
+          ...(checkpoint ? { checkpoint } : {}),
+        },
+        checkpoint ? 'checkpointed' : 'deleted',
       );
       return { planned: item, outcome: deleted };
     } catch (err) {
@@ -271,6 +287,9 @@ async function finish(
 
 /** The trees an item's removal takes away: the tree itself (or the single file), and a worktree's admin entry. */
 function subjectsOf(entry: Staged, options: ExecuteOptions): ProofSubject[] {
+  // A checkpoint's last proof is its own, taken with it (src/safety/wal/checkpoint.ts): a log is
+  // proven by what SQLite and its writers change, which this tool's own reads of a database do not.
+  if (entry.removal.type === 'checkpoint') return [];
   const ownerUid = entry.facts?.path.uid ?? null;
   const own: ProofSubject = {
     tree: entry.doomed,
@@ -292,11 +311,31 @@ function subjectsOf(entry: Staged, options: ExecuteOptions): ProofSubject[] {
   return [own, { tree: adminDir, judgedAt: adminDir, renamed: false, ownerUid }];
 }
 
-/** Removes the staged item as its owner; answers the notes the report's detail takes with it. */
-async function remove(entry: Staged, processes: ProcessTable | null, options: ExecuteOptions): Promise<string[]> {
+/**
+ * Removes the staged item as its owner (or checkpoints its log); answers the notes the report's
+ * detail takes with it, and what a checkpoint did to the sizes of the log and its database.
+ */
+async function remove(
+  entry: Staged,
+  processes: ProcessTable | null,
+  options: ExecuteOptions,
+): Promise<{ notes: string[]; checkpoint?: CheckpointSizes }> {
   const { removal } = entry;
   const notes: string[] = [];
-  if (removal.type === 'git-worktree') {
+  let checkpoint: CheckpointSizes | undefined;
+  if (removal.type === 'checkpoint') {
+    checkpoint = checkpointWal({
+      database: removal.database,
+      planned: removal.planned,
+      shmAged: removal.shmAged,
+      minAgeMs: options.minAgeMs ?? 0,
+      owner: entry.owner,
+      processes: processes ?? visibleLook(options),
+    });
+    notes.push(
+      `checkpointed: the log went from ${formatBytes(checkpoint.walBefore)} to ${formatBytes(checkpoint.walAfter)}, the database from ${formatBytes(checkpoint.databaseBefore)} to ${formatBytes(checkpoint.databaseAfter)}`,
+    );
+  } else if (removal.type === 'git-worktree') {
     await removeWorktreeWithGit(removal.worktree, removal.ownerRepo, entry.owner);
     for (const extra of removal.alsoRemove ?? []) {
       const note = removeAlso(extra, entry, processes, options);
@@ -311,7 +350,17 @@ async function remove(entry: Staged, processes: ProcessTable | null, options: Ex
   } else removeTreeAs(entry.doomed, entry.owner, entry.remover);
   const note = await entry.hold?.afterRemoval?.();
   if (note) notes.push(note);
-  return notes;
+  return checkpoint ? { notes, checkpoint } : { notes };
+}
+
+/**
+ * A checkpoint looks at the processes whatever processCheck says (no process may hold a database
+ * it writes, rule 10), where they can be seen; where they cannot and processCheck is off, SQLite's
+ * own locks are all there is, and a busy checkpoint is refused by them.
+ */
+function visibleLook(options: ExecuteOptions): ProcessTable | null {
+  const look = options.lookAtProcesses();
+  return look.visible ? look : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Candidate } from '../provider-api/candidate.js';
+import { onOneFile, type Candidate } from '../provider-api/candidate.js';
 import type { ProcessDescription } from '../safety/processes/process-description.js';
 import { errorMessage } from '../model/errors.js';
 import { inspectPath, type PathFacts } from '../safety/containment.js';
@@ -30,7 +30,7 @@ export interface SafetyFacts {
   processesInside: number[];
   /** The first few of them, described for the refusal's detail. */
   holders?: ProcessDescription[];
-  /** A `file` removal's target is a regular file (lstat). */
+  /** A `file` or `checkpoint` removal's target is a regular file (lstat). */
   isRegularFile?: boolean;
   /** For a `file` removal: the git processes at work in its repository, the first few described. */
   gitInRepository?: { repository: string; pids: number[]; holders: ProcessDescription[] };
@@ -131,7 +131,7 @@ export function inspectCandidate(
     }
     facts.processesInside = union(pidsInside(processes, target, canonical), watch?.pidsInside(target) ?? []);
     // A git at work in a tree that would go whole keeps it, holding a file there or not (rule 26).
-    if (candidate.removal?.type !== 'file' && candidate.judgement.decision === 'delete') {
+    if (!onOneFile(candidate.removal) && candidate.judgement.decision === 'delete') {
       const repository = candidate.kind === 'checkpoint-repo';
       const git = gitProcessesInside(processes.gitProcesses, target, { unresolvedCount: repository });
       facts.processesInside = union(facts.processesInside, git);
@@ -142,7 +142,7 @@ export function inspectCandidate(
     if (candidate.removal?.type === 'file' && candidate.removal.repository)
       facts.gitInRepository = gitAtWork(processes, candidate.removal.repository, watch);
   }
-  if (candidate.removal?.type === 'file') facts.isRegularFile = pathFacts.isRegularFile;
+  if (onOneFile(candidate.removal)) facts.isRegularFile = pathFacts.isRegularFile;
   return facts;
 }
 

@@ -2,7 +2,7 @@ import { formatBytes } from '../util/format.js';
 import { nameProcesses } from '../safety/processes/process-description.js';
 import { formatDuration } from '../util/duration.js';
 import type { Reason } from '../model/types.js';
-import type { Candidate } from '../provider-api/candidate.js';
+import { onOneFile, type Candidate } from '../provider-api/candidate.js';
 import type { Liveness, Verdict } from '../model/types.js';
 import type { SafetyFacts } from './inspect.js';
 
@@ -58,10 +58,9 @@ function signsOfLife(
       ? nameProcesses(facts.holders, all.length)
       : `process ${all.slice(0, 5).join(', ')}${all.length > 5 ? ` and ${all.length - 5} more` : ''}`;
     const one = all.length === 1;
-    const holds =
-      candidate.removal?.type === 'file'
-        ? `${one ? 'has' : 'have'} it open or mapped`
-        : `${one ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside`;
+    const holds = onOneFile(candidate.removal)
+      ? `${one ? 'has' : 'have'} it open or mapped`
+      : `${one ? 'has its' : 'have their'} working directory, root, an open file or a mapping inside`;
     // The owner may know more of its holder (whose session a runaway shell outlived): said after.
     const known = candidate.judgement.reason === 'in-use' ? `; ${candidate.judgement.detail}` : '';
     return {
@@ -117,8 +116,10 @@ function deleteBlocker(
         ? `${where} is listed in its folder but cannot be looked at`
         : `${where} disappeared while the pass looked at it`,
     );
-  if (candidate.kind === 'git-garbage' || candidate.removal?.type === 'file') {
-    if (candidate.removal?.type !== 'file' || !facts.isRegularFile)
+  if (candidate.kind === 'git-garbage' || onOneFile(candidate.removal)) {
+    // One of git's temporary files goes only as a single file.
+    const wrongRemoval = candidate.kind === 'git-garbage' && candidate.removal?.type !== 'file';
+    if (wrongRemoval || !facts.isRegularFile)
       return refuse(
         'symlink',
         `${where} is not a regular file (a symlink, a folder or another kind of entry); of single files, only regular files are ever deleted`,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ProcessTable } from '../safety/processes/processes.js';
 import type { ItemKind, OwnerJudgement, ProviderName } from '../model/types.js';
+import type { SeenFile } from '../safety/wal/pair.js';
 
 /**
  * How an item proven dead is removed. The executor carries out every kind, and takes the last
@@ -13,10 +14,22 @@ import type { ItemKind, OwnerJudgement, ProviderName } from '../model/types.js';
  * - `file`: one regular file (one of git's temporary files, a log or output past its owner's
  *   retention), unlinked where it is without a quarantine, right after the last proof on it; for
  *   one of git's, no git process may be at work in its `repository` meanwhile.
+ * - `checkpoint`: nothing is removed; the item is a SQLite database's write-ahead log (its path),
+ *   reclaimed by `PRAGMA wal_checkpoint(TRUNCATE)` on `database`, as the owner, right after the
+ *   log's last proof (src/safety/wal/checkpoint.ts). `planned` is the log and the database as the
+ *   plan saw them; `shmAged` says whether the shared memory's newest write counts for minAge (not
+ *   where this tool itself reads the database at every pass, which rewrites it).
  */
 export type Removal =
   | { type: 'tree'; guard?: RemovalGuard }
   | { type: 'file'; repository?: string; guard?: RemovalGuard }
+  | {
+      type: 'checkpoint';
+      database: string;
+      planned: { wal: SeenFile; database: SeenFile };
+      shmAged: boolean;
+      guard?: RemovalGuard;
+    }
   | {
       type: 'git-worktree';
       worktree: string;
@@ -26,8 +39,12 @@ export type Removal =
       alsoRemove?: string[];
     };
 
+/** Whether a removal acts on one regular file where it is (a `file`, a `checkpoint`), not on a folder. */
+export const onOneFile = (removal: Removal | undefined): boolean =>
+  removal?.type === 'file' || removal?.type === 'checkpoint';
+
 /** A provider's own proof, taken again right before its item goes. */
-interface RemovalGuard {
+export interface RemovalGuard {
   /**
    * Proves again what the plan proved (under the owner's lock, where it has one). Throws a
    * RemovalStopped (src/model/errors.ts) where that no longer holds. What it answers is kept until

@@ -1,5 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
 import { isHeld } from '../../model/held.js';
+import { freedBytes } from '../../model/totals.js';
 import { VERDICTS, type ProviderName, type ReportItem } from '../../model/types.js';
 import type { PassOutcome } from './outcome.js';
 
@@ -70,7 +71,7 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
   const reportItems = outcome.report?.items ?? [];
   fill(
     reclaimed,
-    sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? item.bytes : 0)),
+    sumBy(reportItems, ['provider', 'kind'], (item) => (item.verdict === 'deleted' ? freedBytes(item) : 0)),
   );
   fill(
     scratch,

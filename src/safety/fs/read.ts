@@ -97,6 +97,28 @@ export function readRegularFileSync(p: string, maxBytes: number): Buffer | null 
 }
 
 /**
+ * The first `count` bytes of a regular file (fewer where it is shorter), read without following a
+ * link or waiting on a FIFO; null where it does not exist. Anything but a regular file throws.
+ */
+export function readHeadSync(p: string, count: number): Buffer | null {
+  const fd = ignoreMissing(() => named(p, (at) => fs.openSync(at, NO_FOLLOW_READ)), null);
+  if (fd === null) return null;
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    const head = Buffer.alloc(count);
+    let length = 0;
+    while (length < count) {
+      const read = fs.readSync(fd, head, length, count - length, length);
+      if (read === 0) break;
+      length += read;
+    }
+    return head.subarray(0, length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * A tool's own state file (a JSON the user's tool writes in their home): followed through a link,
  * since people keep such files in their dotfiles, but never a FIFO, nothing but a regular file, and
  * at most `maxBytes`. Answers its text and its owner, or null where it does not exist.
