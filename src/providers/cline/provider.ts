@@ -15,8 +15,12 @@ import { clineGarbageStand, judgeClineRepo, judgeOrphanFolder, type ClinePlace }
 import { garbageNote, garbageOf } from '../../engines/git-garbage/candidates.js';
 import { CLINE_EXTENSION, clineLocations, type ClineLocation } from './layout.js';
 import { listClineStorage, type ClineListing } from './listing.js';
+import { hubCandidates } from './hub.js';
 
-/** Cline (VS Code extension and standalone host): checkpoint ("shadow git") repositories. */
+/**
+ * Cline (VS Code extension and standalone host): checkpoint ("shadow git") repositories; and the
+ * Cline hub's SQLite logs.
+ */
 export const clineGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
   usesHomes: (config) => {
     const section = clineConfig(config);
@@ -38,6 +42,7 @@ export const clineGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates.map((candidate) => ({ ...candidate, homeOwner: location.homeOwner })));
     }
+    candidates.push(...(await hubCandidates(ctx)));
     return { roots, candidates };
   },
 };

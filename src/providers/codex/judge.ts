@@ -302,3 +302,51 @@ function describeThread(each: ThreadFinding): string {
   const where = each.homes ? ` in ${each.homes.join(', ')}` : '';
   return `Codex thread ${each.id} (${how}) is ${state}${where}`;
 }
+
+/** Codex's older numbered log database (`logs_1.sqlite`) and its log and shared memory, as the plan saw them. */
+export interface SupersededLogEvidence {
+  database: string;
+  /** `logs_<current>.sqlite` beside it, and whether it is there (a regular file). */
+  current: string;
+  currentThere: boolean;
+  /** The newest write (mtime) of the three files, where they are. */
+  newestWriteMs: number;
+  /** The processes holding any of the three open or mapped, in words; null where none does. */
+  heldBy: string | null;
+}
+
+/**
+ * `logs_<n>.sqlite` below the number Codex writes now. Superseded, not shared: once the current one
+ * is beside it, every Codex writes there, and Codex itself deletes every log row older than 10 days,
+ * so an old one whose files were last written more than 10 days (plus minAge) ago holds only rows
+ * Codex's own rule deletes. Not lossless: it rests on that rule. Pure.
+ */
+export function judgeSupersededLog(
+  evidence: SupersededLogEvidence,
+  retentionMs: number,
+  minAgeMs: number,
+  nowMs: number,
+): OwnerJudgement {
+  const { database } = evidence;
+  if (!evidence.currentThere)
+    return {
+      decision: 'kept',
+      reason: 'log-db-current',
+      detail: `${path.basename(evidence.current)} is not beside ${database}: a Codex from before it may still write there`,
+    };
+  if (evidence.heldBy)
+    return refused('in-use', `${evidence.heldBy}: a process still has the superseded log database open`);
+  const deletable = evidence.newestWriteMs + retentionMs + minAgeMs;
+  const written = new Date(evidence.newestWriteMs).toISOString();
+  if (nowMs < deletable)
+    return {
+      decision: 'kept',
+      reason: 'log-db-retained',
+      detail: `${path.basename(evidence.current)} superseded it, but it was last written at ${written}: it may hold log rows Codex itself keeps for ${formatDuration(retentionMs)}; deleted once that and minAge have passed (${new Date(deletable).toISOString()})`,
+    };
+  return {
+    decision: 'delete',
+    reason: 'log-db-superseded',
+    detail: `${path.basename(evidence.current)} superseded it (every Codex since writes there) and it was last written at ${written}: every row it holds is older than the ${formatDuration(retentionMs)} Codex itself keeps log rows, so Codex's own rule would delete them all`,
+  };
+}

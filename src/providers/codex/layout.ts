@@ -38,6 +38,24 @@ export const pluginsSyncLock = (codexHome: string): string => path.join(codexHom
 export const defaultWorktreeRoot = (codexHome: string): string => path.join(codexHome, 'worktrees');
 export const writerLocksFolder = (codexHome: string): string => path.join(codexHome, 'thread-writer-locks');
 export const THREAD_DATABASE = 'state_5.sqlite';
+/** Codex's SQLite databases in its sqlite home (0.171.0's names), `THREAD_DATABASE` among them. */
+export const CODEX_DATABASES = [
+  THREAD_DATABASE,
+  'logs_2.sqlite',
+  'goals_1.sqlite',
+  'queue_1.sqlite',
+  'memories_1.sqlite',
+  'memories_v2_1.sqlite',
+  'thread_history_1.sqlite',
+];
+/** The number of the log database Codex writes now (`logs_2.sqlite`); a lower one is superseded. */
+export const CURRENT_LOGS = 2;
+/** `logs_<n>.sqlite`: Codex's numbered log database. */
+export const LOGS_DATABASE = /^logs_(\d+)\.sqlite$/;
+/** Codex deletes log rows older than this itself (`LOG_RETENTION_SECONDS`). */
+export const LOG_RETENTION_MS = 10 * 86_400_000;
+/** Flocked by the one Codex process of a sqlite home that maintains its databases. */
+export const MAINTENANCE_LOCK = '.sqlite-maintenance.lock';
 
 /** A current staging folder: `marketplace-<os>-XXXXXX` (tempfile's six random characters). */
 export const CURRENT_STAGING = /^marketplace-(?!upgrade-|add-|backup-)[a-z0-9_]+-[A-Za-z0-9]{6}$/;

@@ -9,6 +9,7 @@ import { locate } from '../../safety/owners/locations.js';
 import type { ProcessTable } from '../../safety/processes/processes.js';
 import { parseDuration } from '../../util/duration.js';
 import { codexConfig } from './config.js';
+import { codexDatabaseCandidates } from './databases.js';
 import { codexHomes, marketplacesFolder, scratchRoot, stagingFolder, type CodexHome } from './layout.js';
 import { foundCodexHomes } from './homes.js';
 import { databaseBasis, readCodexSettings, threadDatabase, worktreeRoots } from './settings.js';
@@ -17,7 +18,10 @@ import { stagingCandidates } from './staging.js';
 import { usageCandidates } from './usage.js';
 import { worktreeCandidates } from './worktrees.js';
 
-/** Codex: its marketplace staging clones and backups, plugin clones, and the app's worktrees. */
+/**
+ * Codex: its marketplace staging clones and backups, plugin clones, the app's worktrees, its SQLite
+ * logs (checkpointed) and its superseded log databases.
+ */
 export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFolders'> = {
   claimedFolders: (ctx) =>
     codexConfig(ctx.config).enabled
@@ -116,6 +120,12 @@ export const codexGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedFol
         ctx.log.error({ err, codexHome: codex.codexHome }, 'codex home not reconciled');
         roots.push({ provider: 'codex', root: codex.codexHome, ok: false, error: errorMessage(err) });
       }
+    }
+    try {
+      candidates.push(...(await codexDatabaseCandidates(ctx, locks ?? readLockTable())));
+    } catch (err) {
+      ctx.log.error({ err }, "codex's databases not reconciled");
+      roots.push({ provider: 'codex', root: ctx.homes.join(', '), ok: false, error: errorMessage(err) });
     }
     return { roots: distinct(roots), candidates };
   },

@@ -5,6 +5,7 @@ import type { Candidate } from '../../provider-api/candidate.js';
 import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
 import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { garbageNote, type RepositoryGarbage } from '../../engines/git-garbage/candidates.js';
+import { walCandidates, type WalDatabase } from '../../engines/sqlite-wal/candidates.js';
 import { locate } from '../../safety/owners/locations.js';
 import { besideBasis } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
@@ -124,6 +125,8 @@ async function gatherLocation(
 
   let records: KiloRecords | null = null;
   let sourceProblem = location.problem;
+  // The databases whose logs a checkpoint may reclaim: each found as the home owner's (rule 20).
+  const logged: WalDatabase[] = [];
   if (!sourceProblem) {
     try {
       const files = await databaseFiles(location.dataDir, location.extraDatabase);
@@ -132,7 +135,10 @@ async function gatherLocation(
       for (const file of files) {
         const database = locate(file, beside, 'file');
         if (database.state === 'refused') throw new Error(database.detail);
+        if (database.state === 'found') logged.push(walDatabase(file, homeOwner));
       }
+      // Examined before they are read: a read of this pass's is no write of the app's.
+      candidates.push(...walCandidates('kilo', logged, ctx));
       if (files.length > 0) records = readKiloRecords(files);
     } catch (err) {
       sourceProblem = errorMessage(err);
@@ -194,6 +200,17 @@ async function gatherLocation(
     'kilo location gathered',
   );
   return { root, candidates, leftoverOwners: [...ownerRepositories(directories, location.dataDir)] };
+}
+
+/** One of Kilo's or opencode's databases, for the SQLite log engine: read at every pass for its records. */
+function walDatabase(file: string, homeOwner: Owner): WalDatabase {
+  return {
+    database: file,
+    root: path.dirname(file),
+    homeOwner,
+    tool: path.basename(file).startsWith('opencode') ? 'opencode' : 'Kilo Code',
+    readByThePass: true,
+  };
 }
 
 function withGarbageNote(judgement: OwnerJudgement, garbage: RepositoryGarbage | null): OwnerJudgement {

@@ -1,9 +1,11 @@
 import { DELETES } from '../../model/reasons.js';
 import type { ReasonTable } from '../../model/types.js';
 import { GIT_GARBAGE_REASONS } from '../../engines/git-garbage/reasons.js';
+import { WAL_REASONS } from '../../engines/sqlite-wal/reasons.js';
 
 export const KILO_REASONS = {
   ...GIT_GARBAGE_REASONS,
+  ...WAL_REASONS,
   'worktree-removed': DELETES,
   'kilo-delete-leftover': DELETES,
   'worktree-present': ['kept', 'refused'],
