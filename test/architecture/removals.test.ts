@@ -6,8 +6,10 @@ import { removalPaths, sourceFiles, type RemovalPath } from './removers.js';
  * No provider (nor anything else) removes or renames by another path: the functions that remove or
  * rename (Node's, and the project's remover, quarantine rename and `git worktree remove` step) are
  * imported only by the executor's own modules, and git's deleting commands are named only there,
- * but for the uses listed with their reason. Every import and literal is read with TypeScript's
- * own parser.
+ * but for the uses listed with their reason. So with the one write into an owner's SQLite database
+ * (rule 10): `wal_checkpoint` is named only in the checkpoint the executor runs, and no file of
+ * src/ changes a database's journal mode or runs a VACUUM but the demos'. Every import and literal
+ * is read with TypeScript's own parser.
  */
 interface Allowed {
   /** A file of src/, or a folder of them (ending in `/`). */
@@ -26,8 +28,14 @@ const EXECUTOR: readonly Allowed[] = [
       'imports renameSync from safety/fs/entries.ts',
       'imports removeWorktreeWithGit from git/worktree-remove.ts',
       'imports unlinkProvenFile from safety/removal/unlink-file.ts',
+      'imports checkpointWal from safety/wal/checkpoint.ts',
     ],
     why: 'the executor: quarantine rename, last proof, removal, and putting a folder back when the proof fails',
+  },
+  {
+    file: 'safety/wal/checkpoint.ts',
+    what: ['runs wal_checkpoint'],
+    why: "the one write into an owner's SQLite database (rule 10): `PRAGMA wal_checkpoint(TRUNCATE)`, as the owner, run by the executor right after the log's last proof",
   },
   {
     file: 'safety/removal/unlink-file.ts',
@@ -84,7 +92,12 @@ const OTHERS: readonly Allowed[] = [
   },
   {
     file: 'providers/kilo/demo.ts',
-    what: ['imports removeTree from safety/removal/remove.ts', 'runs git worktree remove', 'runs git branch -D'],
+    what: [
+      'imports removeTree from safety/removal/remove.ts',
+      'runs git worktree remove',
+      'runs git branch -D',
+      'changes journal_mode',
+    ],
     why: 'builds the demo sandbox in a folder of its own; never runs in a pass',
   },
   {
@@ -94,7 +107,7 @@ const OTHERS: readonly Allowed[] = [
   },
   {
     file: 'providers/owl/demo.ts',
-    what: ['imports removeTree from safety/removal/remove.ts'],
+    what: ['imports removeTree from safety/removal/remove.ts', 'changes journal_mode'],
     why: 'builds the demo sandbox in a folder of its own; never runs in a pass',
   },
 ];
@@ -149,6 +162,16 @@ describe('only the executor removes or renames', () => {
       "await git(['clean', '-fdx']);",
       "await runGit(['reflog', 'expire', '--all']);",
       "import { unlinkProvenFile } from '../../safety/removal/unlink-file.js';",
+      "import { checkpointWal } from '../../safety/wal/checkpoint.js';",
+      "db.pragma('wal_checkpoint(TRUNCATE)');",
+      "db.exec('PRAGMA WAL_CHECKPOINT(PASSIVE)');",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal, written as source text
+      'db.pragma(`wal_checkpoint(${mode})`);',
+      "const sql = 'PRAGMA main.' + 'wal_checkpoint';",
+      "db.pragma('journal_mode = DELETE');",
+      "db.exec('VACUUM');",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal, written as source text
+      'db.exec(`vacuum into ${file}`);',
     ])
       expect(caught(text).length, text).toBeGreaterThan(0);
     for (const text of [
@@ -157,6 +180,8 @@ describe('only the executor removes or renames', () => {
       "import { constants } from 'node:fs';",
       "await git(['worktree', 'list', '--porcelain']);",
       "await runGit(['status', '--porcelain=v2']);",
+      "db.pragma('journal_mode');",
+      "import { examineWalPair } from '../../safety/wal/pair.js';",
     ])
       expect(caught(text), text).toEqual([]);
   });
@@ -168,6 +193,10 @@ describe('only the executor removes or renames', () => {
     expect(users('moveToQuarantine')).toEqual(['pass/executor.ts']);
     expect(users('removeWorktreeWithGit')).toEqual(['pass/executor.ts']);
     expect(users('unlinkProvenFile')).toEqual(['pass/executor.ts']);
+    expect(users('checkpointWal')).toEqual(['pass/executor.ts']);
+    expect(all.filter((found) => found.what === 'runs wal_checkpoint').map((found) => found.file)).toEqual([
+      'safety/wal/checkpoint.ts',
+    ]);
     expect(users('removeTree').filter((file) => !file.endsWith('/demo.ts') && !executorSide.has(file))).toEqual([
       'providers/kilo/lock.ts',
     ]);

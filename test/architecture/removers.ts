@@ -31,7 +31,18 @@ const REMOVERS: Readonly<Record<string, readonly string[]>> = {
   'safety/removal/quarantine.ts': ['moveToQuarantine'],
   'git/worktree-remove.ts': ['removeWorktreeWithGit'],
   'safety/removal/unlink-file.ts': ['unlinkProvenFile'],
+  'safety/wal/checkpoint.ts': ['checkpointWal'],
 };
+
+/**
+ * SQL that writes an owner's SQLite database without touching a row: a checkpoint, a change of
+ * journal mode, a VACUUM (in a string or template literal, any case).
+ */
+const SQLITE_WRITES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/wal_checkpoint/i, 'runs wal_checkpoint'],
+  [/journal_mode\s*=/i, 'changes journal_mode'],
+  [/\bvacuum\b/i, 'runs VACUUM'],
+];
 
 /** git commands that delete: a worktree, an admin entry, a ref, a branch, a tag (as consecutive literals of one list). */
 const GIT_DELETES: ReadonlyArray<readonly [string, readonly string[]]> = [
@@ -98,7 +109,16 @@ export function removalPaths(file: string, text = readFileSync(path.join(SRC, fi
         if (word === 'reflog' && ['expire', 'delete'].includes(words[k + 1] as string))
           add(`runs git reflog ${words[k + 1]}`);
       });
-    } else if (ts.isCallExpression(node)) {
+    } else if (
+      ts.isStringLiteral(node) ||
+      ts.isNoSubstitutionTemplateLiteral(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
+      for (const [pattern, what] of SQLITE_WRITES) if (pattern.test(node.text)) add(what);
+    }
+    if (ts.isCallExpression(node)) {
       const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
       const first = node.arguments[0];
       if (ts.isIdentifier(callee) && CHILD_STARTERS.has(callee.text) && first && ts.isStringLiteral(first))
