@@ -13,7 +13,7 @@ import { waitFor } from '../../helpers/processes.js';
 import { tempDir } from '../../helpers/temp.js';
 
 /**
- * A Codex home laid out as Codex 0.169.0 lays it out (test/providers/codex/real-cli.slow.test.ts
+ * A Codex home laid out as Codex 0.171.0 lays it out (test/providers/codex/real-cli.slow.test.ts
  * checks that layout against the real CLI): `.tmp/marketplaces` with its locks, live copies,
  * staging folders and backups; `worktrees/<4-hex>/<repo>` with codex-thread.json in each admin
  * folder; `state_5.sqlite` with Codex's own `threads` table; `thread-writer-locks/`.
@@ -85,7 +85,7 @@ export function backup(w: CodexWorld, id: string, name: string): string {
   return folder;
 }
 
-/** Codex 0.169.0's `threads` table, as `state_5.sqlite` has it (the columns this provider reads and the rest). */
+/** Codex 0.171.0's `threads` table, as `state_5.sqlite` has it (the columns this provider reads and the rest). */
 const THREADS_TABLE = `CREATE TABLE threads (
   id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
   source TEXT NOT NULL, model_provider TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT NOT NULL,

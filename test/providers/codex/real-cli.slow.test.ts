@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ function threads(cx: Codex): Array<Record<string, unknown>> {
  */
 function janitor(
   cx: Codex,
-  options: { reportOnly?: boolean; processCheck?: 'auto' | 'off'; codexHomes?: string[] } = {},
+  options: { reportOnly?: boolean; processCheck?: 'auto' | 'off'; codexHomes?: string[]; walMinBytes?: string } = {},
 ): Promise<PassResult> {
   return pass({
     dir: tempDir('aj-codex-cli-run-'),
@@ -75,6 +75,7 @@ function janitor(
       minAge: '0s',
       processCheck: options.processCheck ?? 'auto',
       ...(options.codexHomes ? { providers: { codex: { homes: options.codexHomes } } } : {}),
+      ...(options.walMinBytes ? { reclaim: { walMinBytes: options.walMinBytes } } : {}),
     },
     only: ['codex'],
     reportOnly: options.reportOnly ?? false,
@@ -371,5 +372,64 @@ describe(`the real Codex ${CODEX.version}`, () => {
     expect(itemAt(named.report, worktree).detail).toContain(`is not archived in ${work.home}`);
     expectOnly(beforeNamed, everything(cx), { ignore: sqliteSide });
     expect(readFileSync(path.join(worktree, '.env.local'), 'utf8')).toBe('API_KEY=only-here\n');
+  }, 180_000);
+
+  it('killed mid-turn, leaves write-ahead logs of its own; a pass checkpoints them, and Codex started again resumes its threads', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-codex-cli-'));
+    const cx = codexIn(install.bin as string, sandbox, server.port);
+    const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
+    await codexExecInWorktree(cx, repo);
+    // A clean exit leaves no log: SQLite's last close checkpoints and removes it.
+    const logs = () =>
+      readdirSync(cx.home)
+        .filter((name) => name.endsWith('.sqlite-wal'))
+        .sort();
+    expect(logs()).toEqual([]);
+    expect(readdirSync(cx.home)).toEqual(expect.arrayContaining(['state_5.sqlite', 'logs_2.sqlite']));
+
+    const killed = await killCodexMidTurn(cx, repo, 'sleep 300; echo slept');
+    // The model's shell outlives Codex; it holds none of Codex's databases, and goes.
+    for (const pid of killed.orphans)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone with Codex already.
+      }
+    await waitUntil('the orphaned shell to die', () => killed.orphans.every((pid) => !alive(pid)), {
+      timeoutMs: 10_000,
+    });
+    const left = logs();
+    expect(left).toEqual(expect.arrayContaining(['state_5.sqlite-wal', 'logs_2.sqlite-wal']));
+    const sizes = new Map(left.map((name) => [name, statSync(path.join(cx.home, name)).size]));
+    // The thread database's log holds the killed turn's pages (others may be empty, truncated by Codex).
+    expect(sizes.get('state_5.sqlite-wal')).toBeGreaterThan(0);
+    const before = threads(cx);
+    expect(before).toHaveLength(2);
+
+    const planned = await janitor(cx, { reportOnly: true, walMinBytes: '1B' });
+    for (const [name, bytes] of sizes) {
+      if (bytes === 0) continue;
+      const item = itemAt(planned.report, path.join(cx.home, name));
+      expect(`${item.verdict} ${item.reason}`, name).toBe('would-delete wal-left-behind');
+      expect(item.bytes).toBe(bytes);
+    }
+    const result = await janitor(cx, { walMinBytes: '1B' });
+    for (const [name, bytes] of sizes) {
+      if (bytes === 0) continue;
+      expect(verdict(result, path.join(cx.home, name)), name).toBe('deleted wal-left-behind');
+    }
+    expect(logs().filter((name) => statSync(path.join(cx.home, name)).size > 0)).toEqual([]);
+    for (const name of ['state_5.sqlite', 'logs_2.sqlite']) {
+      const db = new Database(path.join(cx.home, name), { readonly: true, fileMustExist: true });
+      expect(db.pragma('integrity_check', { simple: true }), name).toBe('ok');
+      db.close();
+    }
+    // Every thread is there, and Codex itself takes up the one it was killed in.
+    expect(threads(cx)).toEqual(before);
+    const second = before[1]?.id as string;
+    const resumed = await codex(cx, ['exec', 'resume', second, 'say hi again'], repo);
+    expect(resumed).toContain('Done.');
+    expect(threads(cx).map((row) => row.id)).toEqual(before.map((row) => row.id));
   }, 180_000);
 });

@@ -9,7 +9,7 @@ import type { CliSandbox } from './sandbox.js';
 /** Codex (npm `@openai/codex`, whose `@openai/codex-linux-x64` holds a static musl executable). */
 export const CODEX: NpmCli = {
   name: '@openai/codex',
-  version: '0.169.0',
+  version: '0.171.0',
   bin: '@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
   platforms: ['linux-x64'],
 };
