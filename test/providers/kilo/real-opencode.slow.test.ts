@@ -1,12 +1,15 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
 import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
 import { killGitMidPack } from '../../support/real-clis/git-garbage.js';
 import { gitWith, layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
 import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
 import { OPENCODE, opencodeIn, opencodeRun, snapshotRepoOf } from '../../support/real-clis/opencode.js';
+import { cmdlineOf, killHard, runToEnd, startRunning, treeOf, waitUntil } from '../../support/real-clis/run.js';
 import { cliSandbox } from '../../support/real-clis/sandbox.js';
 
 let install: CliInstall;
@@ -14,7 +17,14 @@ let server: FakeModelServer;
 
 beforeAll(async () => {
   install = await installNpmCli(OPENCODE);
-  if (install.bin) server = await startFakeModelServer();
+  if (install.bin)
+    server = await startFakeModelServer({
+      // A turn that runs a long command, for opencode to be killed in; any other turn says hi.
+      reply: (turn) =>
+        JSON.stringify(turn.body).includes('work a while') && turn.toolResults === 0
+          ? { tool: { name: 'bash', input: { command: 'sleep 300', description: 'Wait a while' } } }
+          : undefined,
+    });
 }, 320_000);
 
 afterAll(async () => {
@@ -82,5 +92,55 @@ describe(`the real opencode ${OPENCODE.version}`, () => {
     await opencodeRun(oc, repo);
     expect(statSync(killed.tmpPack).size).toBe(sizeBefore);
     expect(existsSync(killed.indexLock as string)).toBe(true);
+  }, 300_000);
+
+  it('killed mid-turn, leaves its database’s write-ahead log; a pass checkpoints it, and opencode started again lists and continues its sessions', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-opencode-cli-'));
+    const oc = opencodeIn(install.bin as string, sandbox, server.port);
+    const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
+    await opencodeRun(oc, repo);
+    const db = path.join(oc.data, 'opencode.db');
+    // opencode ends without closing its database: even a turn that ran to its end leaves the log
+    // (a last close of SQLite's would have checkpointed and removed it).
+    expect(statSync(`${db}-wal`).size).toBeGreaterThan(0);
+
+    const turn = startRunning(oc.bin, ['run', '-m', 'fake/fake-model', 'work a while'], {
+      cwd: repo,
+      env: sandbox.env,
+    });
+    const sleeper = await waitUntil(
+      'opencode to run the command',
+      () => treeOf(turn.pid as number).find((pid) => cmdlineOf(pid) === 'sleep 300'),
+      { timeoutMs: 60_000, context: turn.output },
+    );
+    await killHard(turn);
+    process.kill(sleeper, 'SIGKILL');
+    const walBytes = statSync(`${db}-wal`).size;
+    expect(walBytes).toBeGreaterThan(0);
+    const sessions = () => runToEnd(oc.bin, ['session', 'list'], { cwd: repo, env: sandbox.env });
+    const listed = await sessions();
+
+    const result = await pass({
+      dir: tempDir('aj-opencode-cli-run-'),
+      config: { homes: [sandbox.home], minAge: '0s', reclaim: { walMinBytes: '1B' } },
+      only: ['kilo'],
+      env: { HOME: sandbox.home, XDG_DATA_HOME: sandbox.env.XDG_DATA_HOME, XDG_STATE_HOME: sandbox.env.XDG_STATE_HOME },
+    });
+    const item = itemAt(result.report, `${db}-wal`);
+    expect(`${item.verdict} ${item.reason}`).toBe('deleted wal-left-behind');
+    expect(item.provider).toBe('kilo');
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    const check = new Database(db, { readonly: true, fileMustExist: true });
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+    check.close();
+    // Both sessions are there, and opencode continues the one it was killed in.
+    expect(await sessions()).toBe(listed);
+    expect(listed.match(/^ses_/gm)?.length).toBe(2);
+    await runToEnd(oc.bin, ['run', '--continue', '-m', 'fake/fake-model', 'say hi again'], {
+      cwd: repo,
+      env: sandbox.env,
+      timeoutMs: 120_000,
+    });
   }, 300_000);
 });
