@@ -94,7 +94,8 @@ interface ProofCost {
  * proven again by its provider's guard where it has one and, for a tree, renamed into its
  * quarantine; then one fresh look at /proc; then, item by item, the last proof (rule 21: src/safety/removal/last-proof.ts) on the tree
  * about to go, and the removal: the remover for a tree, `git worktree remove` for a worktree (the
- * proof is taken where the worktree is, just before git starts). A proof or a re-check that fails
+ * proof is taken where the worktree is, just before git starts), the checkpoint of a SQLite log
+ * (its own last proof, taken with it: src/safety/wal/checkpoint.ts). A proof or a re-check that fails
  * puts a renamed folder back and ends the item `refused` (or `unfinished`) with the reason of that
  * check; only an action that broke is `failed`, logged with its error, and the rest go on. Nothing
  * is half removed but in its quarantine, which the next pass finishes. Answers what became of each
