@@ -93,9 +93,7 @@ export const committed = (rows: Rows = SOME_ROWS): Contents => ({
 /** The size of a file, or null where it is not there. */
 export const sizeOf = (file: string): number | null => (existsSync(file) ? statSync(file).size : null);
 
+// SIGKILL ends a stopped process too.
 afterEach(async () => {
-  for (const child of writers.splice(0)) {
-    if (child.signalCode === 'SIGSTOP' || child.exitCode === null) child.kill('SIGCONT');
-    await killHard(child);
-  }
+  for (const child of writers.splice(0)) await killHard(child);
 });
