@@ -4,7 +4,8 @@ import type { EffectiveConfig, SectionContext } from '../config/schema.js';
 import type { LocationBasis } from '../safety/owners/location-basis.js';
 import type { ProcessTable } from '../safety/processes/processes.js';
 import type { TreeFacts } from '../safety/walk/walk.js';
-import type { ProviderName, ReasonTable, RootStatus } from '../model/types.js';
+import type { OwnerJudgement, ProviderName, ReasonTable, RootStatus } from '../model/types.js';
+import type { Owner } from '../safety/owners/owner.js';
 import type { Candidate } from './candidate.js';
 import type { SandboxBuilder } from './sandbox.js';
 
@@ -162,4 +163,19 @@ export interface BuiltInSet {
   before?: string;
   /** What the tool's own record says of one of its worktrees, from the worktree's admin folder, for the detail. */
   describe?(adminDir: string): string | null;
+  /**
+   * What keeps the set's worktrees by its tool's own live records, beyond the set's rule (a Copilot
+   * CLI session with a live in-use lock working in one). Read once per pass, and again with a fresh
+   * look at the processes right before a removal.
+   */
+  keeps?(ctx: KeepContext): Promise<WorktreeKeeper>;
 }
+
+/** What a set's `keeps` reads: the tool's homes, and the processes of one look at /proc. */
+export type KeepContext = Pick<GatherContext, 'config' | 'homes' | 'env' | 'processes'>;
+
+/**
+ * Whether the tool's records keep one worktree (found in a home of `owner`): a `kept` or `refused`
+ * judgement naming the record, or null where nothing of the tool's keeps it.
+ */
+export type WorktreeKeeper = (worktree: string, owner: Owner) => OwnerJudgement | null;

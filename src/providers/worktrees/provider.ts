@@ -1,7 +1,7 @@
 import { errorMessage } from '../../model/errors.js';
 import type { Candidate } from '../../provider-api/candidate.js';
-import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
-import type { RootStatus } from '../../model/types.js';
+import type { GatherContext, Gathering, Provider, WorktreeKeeper } from '../../provider-api/provider.js';
+import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { createTreeCache } from '../../safety/walk/tree-cache.js';
 import { newestWrite } from '../../engines/git-worktree/idle.js';
 import { scanNested } from '../../engines/git-worktree/nested.js';
@@ -52,10 +52,28 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
       items.map((item) => ({ ...item, owner: item.root.owner })),
       ctx,
     );
-    const candidates = items.map((item, k) => candidateFor(item, examined[k] as SetWorktreeEvidence));
+    // A tool's live records are read once, and only for a set that has worktrees here.
+    const keepers = new Map<string, WorktreeKeeper>();
+    for (const name of new Set(items.map((item) => item.root.set))) {
+      const keeps = builtIns.get(name)?.keeps;
+      if (keeps) keepers.set(name, await keeps(ctx));
+    }
+    const candidates = items.map((item, k) =>
+      candidateFor(item, examined[k] as SetWorktreeEvidence, keepers.get(item.root.set), ctx),
+    );
     return { roots, candidates };
   },
 };
+
+/** The set's own rule, unless its tool's records keep the worktree more cautiously (unfinished stays unfinished). */
+function withKeeper(judged: OwnerJudgement, kept: OwnerJudgement | null | undefined): OwnerJudgement {
+  if (!kept) return judged;
+  const caution = { delete: 0, kept: 1, refused: 2, unfinished: 3 } as const;
+  return caution[kept.decision] >= caution[judged.decision] ? kept : judged;
+}
+
+const builtInKeeps = (ctx: GatherContext, set: string) =>
+  builtInSets(ctx.registry).find((each) => each.name === set)?.keeps;
 
 interface SetWorktree {
   root: SetRoot;
@@ -67,10 +85,15 @@ interface SetWorktree {
   describe: ((adminDir: string) => string | null) | undefined;
 }
 
-function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candidate {
+function candidateFor(
+  item: SetWorktree,
+  examined: SetWorktreeEvidence,
+  keeper: WorktreeKeeper | undefined,
+  ctx: GatherContext,
+): Candidate {
   const { root, worktree, policy } = item;
   const { evidence, newest, nested } = examined;
-  const judged = judgeSetWorktree(evidence, newest, policy, nested);
+  const judged = withKeeper(judgeSetWorktree(evidence, newest, policy, nested), keeper?.(worktree, root.owner));
   const note = evidence.state === 'linked' ? (item.describe?.(evidence.link.adminDir) ?? null) : null;
   // The detail says which set found the worktree, and what its tool's own record says of it.
   const judgement = {
@@ -90,16 +113,21 @@ function candidateFor(item: SetWorktree, examined: SetWorktreeEvidence): Candida
   if (judgement.decision === 'delete') {
     candidate.removal = gitWorktreeRemoval({
       judged: evidence,
-      rejudge: (fresh) => {
+      rejudge: async (fresh, guard) => {
         const link = fresh.state === 'linked' ? fresh.link : null;
         // A fresh walk: the one the plan was made on may be minutes old.
         const measure = createTreeCache();
-        return judgeSetWorktree(
+        const again = judgeSetWorktree(
           fresh,
           link ? newestWrite([link.path, link.adminDir], measure) : { ms: null },
           { ...policy, nowMs: Date.now() },
           link ? scanNested(link.path, measure) : { ok: false, error: fresh.path },
         );
+        // The tool's records read again, with a fresh look at its processes (a session started since).
+        const keeps = builtInKeeps(ctx, root.set);
+        if (!keeps || again.decision !== 'delete') return again;
+        const keeper = await keeps({ ...ctx, processes: guard.lookAtProcesses() });
+        return withKeeper(again, keeper(worktree, root.owner));
       },
     });
   }
