@@ -11,6 +11,7 @@ import { roo } from './roo/index.js';
 import { claudeCode } from './claude-code/index.js';
 import { gemini } from './gemini/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 
 /**
  * Every provider, in the order a pass runs them: one line each. A provider is one folder,
@@ -27,6 +28,7 @@ export const PROVIDERS: readonly ProviderModule[] = [
   claudeCode,
   gemini,
   codex,
+  copilot,
 ];
 
 export const PROVIDER_NAMES: readonly ProviderName[] = PROVIDERS.map((provider) => provider.name);

@@ -1,0 +1,17 @@
+import type { ProcessTable } from '../../safety/processes/processes.js';
+import type { Liveness } from './judge.js';
+
+/**
+ * Whether a pid Copilot wrote down (in a log's name, an in-use lock's) is a live process, from the
+ * pass's one look at /proc: any process of that pid counts, stopped or frozen ones included (rule
+ * 26), and so does one the kernel would not show; where processes cannot be seen, it may be.
+ */
+export function livenessOf(table: ProcessTable, pid: number): Liveness {
+  if (!table.visible)
+    return { state: 'unknown', why: table.why ?? `processes cannot be seen (${table.blindBecause ?? 'unknown'})` };
+  const record = table.records.get(pid);
+  if (record) return { state: 'alive', process: `process ${pid} (${record.command})` };
+  if (table.hidden.some((each) => each.pid === pid))
+    return { state: 'alive', process: `process ${pid} (which the pass may not inspect)` };
+  return { state: 'dead' };
+}
