@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       ['vibe-kanban', true],
       ['opencode', true],
       ['kilo', true],
+      ['copilot', true],
     ]);
     expect(config.source).toBeNull();
   });

@@ -40,6 +40,7 @@ const DEFAULTS = {
     'claude-code': { enabled: true },
     gemini: { enabled: true, tools: ['gemini', 'qwen'] },
     codex: { enabled: true },
+    copilot: { enabled: true },
   },
 };
 
@@ -107,6 +108,7 @@ describe('the config schema: defaults', () => {
         'claude-code': { enabled: true, tmpDir: ['/scratch'] },
         gemini: { enabled: true, tools: ['qwen'], dir: ['/g/.qwen'] },
         codex: { enabled: true },
+        copilot: { enabled: true },
       },
     });
   });

@@ -80,7 +80,7 @@ const base = (file: string | null | undefined): string => (file ? path.basename(
  * Copilot CLI: the native `copilot` of `@github/copilot-<platform>`, or Node running the npm
  * package's launcher (which starts the native one when it can).
  */
-export function runsCopilot(record: Pick<ProcessRecord, 'exe' | 'argv'>): boolean {
+function runsCopilot(record: Pick<ProcessRecord, 'exe' | 'argv'>): boolean {
   if (base(record.exe) === 'copilot' || base(record.argv?.[0]) === 'copilot') return true;
   const script = record.argv?.[1] ?? '';
   return /^node/.test(base(record.argv?.[0])) && (base(script) === 'copilot' || /@github\/copilot\//.test(script));

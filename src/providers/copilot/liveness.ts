@@ -1,4 +1,5 @@
-import type { ProcessTable } from '../../safety/processes/processes.js';
+import path from 'node:path';
+import type { ProcessRecord, ProcessTable } from '../../safety/processes/processes.js';
 import type { Liveness } from './judge.js';
 
 /**
@@ -10,8 +11,14 @@ export function livenessOf(table: ProcessTable, pid: number): Liveness {
   if (!table.visible)
     return { state: 'unknown', why: table.why ?? `processes cannot be seen (${table.blindBecause ?? 'unknown'})` };
   const record = table.records.get(pid);
-  if (record) return { state: 'alive', process: `process ${pid} (${record.command})` };
+  if (record) return { state: 'alive', process: `process ${pid} (${nameOf(record)})` };
   if (table.hidden.some((each) => each.pid === pid))
     return { state: 'alive', process: `process ${pid} (which the pass may not inspect)` };
   return { state: 'dead' };
+}
+
+/** What a process runs, in a word: the native Copilot names its main thread `MainThread`, its argv[0] `copilot`. */
+function nameOf(record: ProcessRecord): string {
+  const first = record.argv?.[0];
+  return first ? path.basename(first) : record.command;
 }

@@ -9,7 +9,7 @@ import { isPlainObject } from '../../util/plain-object.js';
 import { IN_USE_LOCK, sessionStateFolder, WORKSPACE_FILE, type CopilotHome } from './layout.js';
 
 /** What a session's `workspace.yaml` says, as far as this provider reads it. */
-export interface Workspace {
+interface Workspace {
   cwd: string | null;
   gitRoot: string | null;
   name: string | null;

@@ -27,10 +27,7 @@ export interface CopilotWorld {
 
 export function copilotWorld(): CopilotWorld {
   const root = tempDir('aj-copilot-');
-  return copilotWorldAt(root, path.join(root, 'home'));
-}
-
-export function copilotWorldAt(root: string, home: string): CopilotWorld {
+  const home = path.join(root, 'home');
   const copilot = path.join(home, '.copilot');
   const logs = path.join(copilot, 'logs');
   mkdirSync(logs, { recursive: true });

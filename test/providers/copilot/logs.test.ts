@@ -45,7 +45,8 @@ describe('copilot: Copilot CLI’s own log rule, applied where Copilot does not'
     const w = copilotWorld();
     // 49 logs, each an hour apart from two hours old on; then two written at the same moment, then three older.
     const newest = Array.from({ length: 49 }, (_, k) => logFile(w.logs, endedPid(), ago((2 + k) * HOUR)));
-    const tied = [logFile(w.logs, endedPid(), ago(60 * HOUR)), logFile(w.logs, endedPid(), ago(60 * HOUR))];
+    const tie = ago(60 * HOUR);
+    const tied = [logFile(w.logs, endedPid(), tie), logFile(w.logs, endedPid(), tie)];
     const beyond = [61, 62, 63].map((hours) => logFile(w.logs, endedPid(), ago(hours * HOUR)));
     const before = inventory(w.root);
 
@@ -84,7 +85,7 @@ describe('copilot: Copilot CLI’s own log rule, applied where Copilot does not'
 
     const running = await runCopilot(w);
     expect(verdictOf(running, ofLive)).toBe('kept log-writer-live');
-    expect(detailOf(running, ofLive)).toContain(`the log of process ${writer.pid} (sleep), which is alive`);
+    expect(detailOf(running, ofLive)).toContain(`the log of process ${writer.pid} (copilot), which is alive`);
     expect(verdictOf(running, held)).toBe('refused in-use');
     expect(detailOf(running, held)).toContain(`${tail.pid}`);
 

@@ -39,7 +39,7 @@ describe('copilot: sessions are reported, never deleted', () => {
     expect(detailOf(result, named)).toContain(
       `named "release notes" by the user (prune skips it), working in ${w.repo}`,
     );
-    expect(detailOf(result, live)).toContain(`in use by process ${holder.pid} (sleep)`);
+    expect(detailOf(result, live)).toContain(`in use by process ${holder.pid} (copilot)`);
     expect(detailOf(result, crashed)).toContain(`not in use (its in-use locks name pid ${left}, which has ended)`);
     expect(detailOf(result, bare)).toContain('(no workspace.yaml)');
     expect(detailOf(result, live)).toContain('`/session prune --older-than <days>`');
@@ -63,7 +63,7 @@ describe('copilot: a pull request’s worktree, judged by the set `copilot`', ()
     const live = await runCopilot(w);
     expect(verdictOf(live, worktree)).toBe('kept session-in-use');
     expect(detailOf(live, worktree)).toContain(`set copilot (Copilot CLI): Copilot CLI session`);
-    expect(detailOf(live, worktree)).toContain(`held by process ${copilot.pid} (sleep)`);
+    expect(detailOf(live, worktree)).toContain(`held by process ${copilot.pid} (copilot)`);
     expect(verdictOf(live, other)).toBe('deleted idle-clean');
 
     copilot.kill('SIGSTOP');

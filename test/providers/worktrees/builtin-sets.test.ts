@@ -199,6 +199,7 @@ describe('what `agent-janitor config` shows and refuses', () => {
       'vibe-kanban',
       'opencode',
       'kilo',
+      'copilot',
     ]);
     expect(sets.find((set) => set.name === 'codex')).toEqual({
       name: 'codex',
