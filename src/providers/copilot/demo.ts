@@ -82,7 +82,7 @@ async function session(
   const at = new Date(Date.now() - 10 * DAY).toISOString();
   await writeSandboxFile(
     path.join(folder, 'workspace.yaml'),
-    `id: ${id}\ncwd: ${cwd}\ngit_root: ${cwd}\nbranch: main\nname: ${name}\nuser_named: ${userNamed}\nsummary_count: 0\ncreated_at: ${at}\nupdated_at: ${at}\n`,
+    `id: ${id}\ncwd: ${cwd}\ngit_root: ${cwd}\nbranch: main\nname: ${JSON.stringify(name)}\nuser_named: ${userNamed}\nsummary_count: 0\ncreated_at: ${at}\nupdated_at: ${at}\n`,
   );
   await writeSandboxFile(
     path.join(folder, 'events.jsonl'),

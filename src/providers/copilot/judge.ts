@@ -71,10 +71,14 @@ export function judgeLog(facts: LogFacts, nowMs: number): OwnerJudgement {
       reason: 'log-retention',
       detail: `${whose} ${written}: ${facts.newer} of the ${facts.counted} logs are newer, and Copilot CLI's own rule keeps only the ${LOG_KEEP_NEWEST} newest (applied only in a process that runs 60 s)`,
     };
+  const among =
+    facts.counted > LOG_KEEP_NEWEST
+      ? `among the ${LOG_KEEP_NEWEST} newest of the ${facts.counted} logs`
+      : `and ${facts.counted} logs in all, no more than the ${LOG_KEEP_NEWEST} it keeps`;
   return {
     decision: 'kept',
     reason: 'log-retained',
-    detail: `${written}; within Copilot CLI's own rule (seven days, the ${LOG_KEEP_NEWEST} newest of ${facts.counted})`,
+    detail: `${written}; within Copilot CLI's own rule: younger than seven days, ${among}`,
   };
 }
 
@@ -123,8 +127,8 @@ function useWords(locks: SessionFacts['locks']): string {
 /** A live session whose recorded `cwd` lies inside a worktree, or cannot be resolved (rule 25: a match). */
 export interface SessionInside {
   id: string;
-  /** Its live process, in words, from its in-use lock. */
-  process: string;
+  /** The process its in-use lock names, in words: `process 4242 (copilot), which is alive`. */
+  holder: string;
   cwd: string | null;
   /** Why its cwd could not be resolved, where it could not. */
   unresolved?: string;
@@ -147,7 +151,7 @@ export function judgeKeep(inside: readonly SessionInside[], unreadable: readonly
     return {
       decision: 'kept',
       reason: 'session-in-use',
-      detail: `Copilot CLI session ${first.id}, held by ${first.process} (its in-use lock), ${where}${more}`,
+      detail: `Copilot CLI session ${first.id} ${where}; its in-use lock names ${first.holder}${more}`,
     };
   }
   const [problem] = unreadable;

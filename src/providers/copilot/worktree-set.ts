@@ -104,9 +104,9 @@ async function copilotKeeps(ctx: KeepContext): Promise<WorktreeKeeper> {
         .map((pid) => ({ pid, liveness: livenessOf(ctx.processes, pid) }))
         .find((lock) => lock.liveness.state !== 'dead');
       if (!holder) continue;
-      const process =
+      const holds =
         holder.liveness.state === 'alive'
-          ? holder.liveness.process
+          ? `${holder.liveness.process}, which is alive`
           : `process ${holder.pid}, which may be alive (${holder.liveness.state === 'unknown' ? holder.liveness.why : ''})`;
       const workspace = session.workspace;
       const cwd = workspace !== null && !('problem' in workspace) ? workspace.cwd : null;
@@ -119,7 +119,7 @@ async function copilotKeeps(ctx: KeepContext): Promise<WorktreeKeeper> {
             };
       live.push({
         id: session.id,
-        process,
+        holder: holds,
         cwd,
         resolution,
         ownerUid: state.owner.uid,

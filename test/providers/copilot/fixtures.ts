@@ -76,7 +76,7 @@ export function session(w: Pick<CopilotWorld, 'copilot'>, spec: SessionSpec): st
         `cwd: ${cwd}`,
         ...(gitRoot === null ? [] : [`git_root: ${gitRoot}`]),
         'branch: main',
-        `name: ${spec.name ?? 'say hi'}`,
+        `name: ${JSON.stringify(spec.name ?? 'say hi')}`,
         'client_name: github/cli',
         `user_named: ${spec.userNamed ?? false}`,
         'summary_count: 0',

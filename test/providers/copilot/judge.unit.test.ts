@@ -66,7 +66,7 @@ describe('the copilot judge of a session and of a pull request’s worktree', ()
   });
 
   it('keeps a worktree a live session works in before it refuses one an unreadable home may hold', () => {
-    const inside = [{ id: 's1', process: 'process 7 (copilot)', cwd: '/src/app.worktrees/fix' }];
+    const inside = [{ id: 's1', holder: 'process 7 (copilot), which is alive', cwd: '/src/app.worktrees/fix' }];
     expect(judgeKeep(inside, ['x'])).toMatchObject({ decision: 'kept', reason: 'session-in-use' });
     expect(judgeKeep([], ['its sessions cannot be read'])).toMatchObject({
       decision: 'refused',

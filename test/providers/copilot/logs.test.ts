@@ -54,7 +54,7 @@ describe('copilot: Copilot CLI’s own log rule, applied where Copilot does not'
 
     for (const file of [...newest, ...tied]) expect(verdictOf(result, file)).toBe('kept log-retained');
     // Copilot ranks the tied pair in listing order: one of them is 50th, the other 51st. Neither goes.
-    expect(detailOf(result, tied[0] as string)).toContain('the 50 newest of 54');
+    expect(detailOf(result, tied[0] as string)).toContain('among the 50 newest of the 54 logs');
     for (const file of beyond) {
       expect(verdictOf(result, file)).toBe('deleted log-retention');
       expect(detailOf(result, file)).toContain(

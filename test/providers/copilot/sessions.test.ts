@@ -63,7 +63,9 @@ describe('copilot: a pull request’s worktree, judged by the set `copilot`', ()
     const live = await runCopilot(w);
     expect(verdictOf(live, worktree)).toBe('kept session-in-use');
     expect(detailOf(live, worktree)).toContain(`set copilot (Copilot CLI): Copilot CLI session`);
-    expect(detailOf(live, worktree)).toContain(`held by process ${copilot.pid} (copilot)`);
+    expect(detailOf(live, worktree)).toContain(
+      `works in ${worktree} inside it; its in-use lock names process ${copilot.pid} (copilot), which is alive`,
+    );
     expect(verdictOf(live, other)).toBe('deleted idle-clean');
 
     copilot.kill('SIGSTOP');
