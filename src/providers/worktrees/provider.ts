@@ -56,7 +56,14 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
     const keepers = new Map<string, WorktreeKeeper>();
     for (const name of new Set(items.map((item) => item.root.set))) {
       const keeps = builtIns.get(name)?.keeps;
-      if (keeps) keepers.set(name, await keeps(ctx));
+      if (!keeps) continue;
+      try {
+        keepers.set(name, await keeps(ctx));
+      } catch (err) {
+        // What could keep them cannot be read: none of them is judged as if nothing did (rule 27).
+        const detail = `what keeps the worktrees of set ${name} cannot be read: ${errorMessage(err)}`;
+        keepers.set(name, () => ({ decision: 'refused', reason: 'source-unreadable', detail }));
+      }
     }
     const candidates = items.map((item, k) =>
       candidateFor(item, examined[k] as SetWorktreeEvidence, keepers.get(item.root.set), ctx),
