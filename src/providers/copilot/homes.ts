@@ -14,8 +14,6 @@ export const COPILOT_VARIABLES = [HOME_VARIABLE];
 export interface FoundHome extends CopilotHome {
   /** The uid of the home it was found in; null where that home has no owner to tell. */
   ownerUid: number | null;
-  /** How the pass found it, in words. */
-  foundBy: string[];
   /** Why it cannot be read from here, where that is known before looking at it (a process in a container). */
   unreachable?: string;
 }
@@ -29,39 +27,33 @@ export interface FoundHome extends CopilotHome {
  */
 export function foundCopilotHomes(ctx: Pick<GatherContext, 'homes' | 'env' | 'processes'>): FoundHome[] {
   const found = new Map<string, FoundHome>();
-  const add = (home: CopilotHome, ownerUid: number | null, by: string, unreachable?: string): void => {
-    const key = unreachable === undefined ? canonical(home.dir) : `\0${by}`;
-    const known = found.get(key);
-    if (known) {
-      if (!known.foundBy.includes(by)) known.foundBy.push(by);
-      return;
-    }
-    found.set(key, { ...home, ownerUid, foundBy: [by], ...(unreachable === undefined ? {} : { unreachable }) });
+  // One entry per folder; a home that cannot be read from here is one per process that names it.
+  const add = (home: CopilotHome, ownerUid: number | null, unreachable?: { by: string; why: string }): void => {
+    const key = unreachable === undefined ? canonical(home.dir) : `\0${unreachable.by}`;
+    if (found.has(key)) return;
+    found.set(key, { ...home, ownerUid, ...(unreachable === undefined ? {} : { unreachable: unreachable.why }) });
   };
-  for (const home of copilotHomes(ctx)) {
-    const by = path.basename(home.dir) === '.copilot' ? '~/.copilot' : `$${HOME_VARIABLE} of this pass`;
-    add(home, homeOwner(home.home)?.uid ?? null, by);
-  }
+  for (const home of copilotHomes(ctx)) add(home, homeOwner(home.home)?.uid ?? null);
   const ownNamespace = ctx.processes.mounts?.namespaces.find((each) => each.ours)?.namespace ?? null;
   for (const given of ctx.homes) {
     const home = path.resolve(given);
     const owner = homeOwner(home);
     if (!owner) continue;
     for (const record of copilotProcesses(ctx.processes, owner.uid)) {
-      const who = `process ${record.pid} (${record.command}) of ${whose(owner.uid)}`;
+      const who = `process ${record.pid} (${base(record.argv?.[0]) || record.command}) of ${whose(owner.uid)}`;
       if (record.vars === null) {
         const why = `its environment cannot be read (${record.environError ?? 'no reason given'}), so where its ${HOME_VARIABLE} is cannot be told`;
-        add({ home, dir: home, basis: { home } }, owner.uid, who, `${who} runs Copilot CLI, and ${why}`);
+        add({ home, dir: home, basis: { home } }, owner.uid, { by: who, why: `${who} runs Copilot CLI, and ${why}` });
         continue;
       }
       const dir = homeOf(record) ?? path.join(home, '.copilot');
       const reached = reach(ctx.processes.procRoot, record, dir, ownNamespace);
       if (reached === 'nothing') continue;
       if (reached !== 'here') {
-        add({ home, dir, basis: { home } }, owner.uid, who, `${who} runs Copilot CLI, and ${reached.why}`);
+        add({ home, dir, basis: { home } }, owner.uid, { by: who, why: `${who} runs Copilot CLI, and ${reached.why}` });
         continue;
       }
-      add({ home, dir, basis: { home } }, owner.uid, `the environment of ${who}`);
+      add({ home, dir, basis: { home } }, owner.uid);
     }
   }
   return [...found.values()];
