@@ -44,6 +44,8 @@ export function copilotHomes(ctx: Pick<SetContext, 'homes' | 'env'>): CopilotHom
 export const logsFolder = (dir: string): string => path.join(dir, 'logs');
 /** `session-state/<session id>/`: a session's events, workspace.yaml, checkpoints and in-use locks. */
 export const sessionStateFolder = (dir: string): string => path.join(dir, 'session-state');
+/** The session store every Copilot CLI process holds open (SQLite, WAL mode). */
+export const sessionStore = (home: string): string => path.join(home, 'session-store.db');
 export const WORKSPACE_FILE = 'workspace.yaml';
 
 /** The files Copilot's own log rule counts (`OOo`: names that start with `process-` and end with `.log`). */

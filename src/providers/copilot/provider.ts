@@ -3,6 +3,7 @@ import { errorMessage } from '../../model/errors.js';
 import type { RootStatus } from '../../model/types.js';
 import type { Candidate } from '../../provider-api/candidate.js';
 import type { GatherContext, Gathering, Provider } from '../../provider-api/provider.js';
+import { walCandidates } from '../../engines/sqlite-wal/candidates.js';
 import { readdirSync } from '../../safety/fs/list.js';
 import { lstatOrNullSync, type Stats } from '../../safety/fs/stat.js';
 import { locate } from '../../safety/owners/locations.js';
@@ -10,7 +11,7 @@ import type { Owner } from '../../safety/owners/owner.js';
 import { copilotConfig } from './config.js';
 import { foundCopilotHomes, type FoundHome } from './homes.js';
 import { judgeLog, judgeSession, type LogFacts } from './judge.js';
-import { copilotHomes, isCountedLog, logsFolder, PROCESS_LOG, sessionStateFolder } from './layout.js';
+import { copilotHomes, isCountedLog, logsFolder, PROCESS_LOG, sessionStateFolder, sessionStore } from './layout.js';
 import { livenessOf } from './liveness.js';
 import { readSessionState } from './sessions.js';
 
@@ -48,6 +49,7 @@ export const copilotGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedF
         const root: RootStatus = { provider: 'copilot', root: home.dir, ok: true };
         out.candidates.push(...logCandidates(home, located.owner, root, ctx));
         out.candidates.push(...(await sessionCandidates(home, located.owner, root, ctx)));
+        out.candidates.push(...sessionStoreLog(home.dir, located.owner, ctx));
         out.roots.push(root);
       } catch (err) {
         out.roots.push({ provider: 'copilot', root: home.dir, ok: false, error: errorMessage(err) });
@@ -56,6 +58,16 @@ export const copilotGather: Pick<Provider, 'gather' | 'claimedAreas' | 'claimedF
     return out;
   },
 };
+
+/**
+ * The write-ahead log of the home's `session-store.db` (SQLite, WAL mode, held open by every
+ * Copilot CLI process), reclaimed by a checkpoint where no process holds it (src/engines/sqlite-wal/).
+ */
+function sessionStoreLog(dir: string, owner: Owner, ctx: GatherContext): Candidate[] {
+  const database = locate(sessionStore(dir), { owner, of: `the owner of ${dir}` }, 'file');
+  if (database.state !== 'found') return [];
+  return walCandidates('copilot', [{ database: database.path, root: dir, homeOwner: owner, tool: 'Copilot CLI' }], ctx);
+}
 
 /** Every `process-*.log` of the home's `logs/`, each judged by Copilot's own rule. */
 function logCandidates(home: FoundHome, owner: Owner, root: RootStatus, ctx: GatherContext): Candidate[] {
