@@ -12,6 +12,7 @@ import { claudeCode } from './claude-code/index.js';
 import { gemini } from './gemini/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
+import { goose } from './goose/index.js';
 
 /**
  * Every provider, in the order a pass runs them: one line each. A provider is one folder,
@@ -29,6 +30,7 @@ export const PROVIDERS: readonly ProviderModule[] = [
   gemini,
   codex,
   copilot,
+  goose,
 ];
 
 export const PROVIDER_NAMES: readonly ProviderName[] = PROVIDERS.map((provider) => provider.name);

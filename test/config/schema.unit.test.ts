@@ -41,6 +41,7 @@ const DEFAULTS = {
     gemini: { enabled: true, tools: ['gemini', 'qwen'] },
     codex: { enabled: true },
     copilot: { enabled: true },
+    goose: { enabled: true },
   },
 };
 
@@ -94,6 +95,7 @@ describe('the config schema: defaults', () => {
         roo: { extensions: ['kilo'], userDataDir: ['/u'] },
         'claude-code': { tmpDir: '/scratch' },
         gemini: { tools: ['qwen'], dir: '/g/.qwen' },
+        goose: { stateDir: '/gs', dataDir: ['/gd'] },
       },
     };
     expect(await accepted(given)).toStrictEqual({
@@ -109,6 +111,7 @@ describe('the config schema: defaults', () => {
         gemini: { enabled: true, tools: ['qwen'], dir: ['/g/.qwen'] },
         codex: { enabled: true },
         copilot: { enabled: true },
+        goose: { enabled: true, stateDir: ['/gs'], dataDir: ['/gd'] },
       },
     });
   });
@@ -196,6 +199,11 @@ describe('the config schema: one line naming the key', () => {
       'providers.owl.dataDir',
       { providers: { owl: { dataDir: true } } },
       'providers.owl.dataDir: expected a path or a list of paths, got true',
+    ],
+    [
+      'providers.goose.stateDir',
+      { providers: { goose: { stateDir: 5 } } },
+      'providers.goose.stateDir: expected a path or a list of paths, got 5',
     ],
     [
       'providers.worktrees.enabled',
