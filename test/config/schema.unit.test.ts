@@ -38,7 +38,7 @@ const DEFAULTS = {
     cline: { enabled: true },
     roo: { enabled: true, extensions: ['roo', 'kilo'] },
     'claude-code': { enabled: true },
-    gemini: { enabled: true, tools: ['gemini', 'qwen'] },
+    gemini: { enabled: true, tools: ['gemini', 'qwen'], applyOwnerRetention: false },
     codex: { enabled: true },
     copilot: { enabled: true },
     goose: { enabled: true },
@@ -94,7 +94,7 @@ describe('the config schema: defaults', () => {
         cline: { userDataDir: '/u', dataDir: ['/d'] },
         roo: { extensions: ['kilo'], userDataDir: ['/u'] },
         'claude-code': { tmpDir: '/scratch' },
-        gemini: { tools: ['qwen'], dir: '/g/.qwen' },
+        gemini: { tools: ['qwen'], dir: '/g/.qwen', applyOwnerRetention: true },
         goose: { stateDir: '/gs', dataDir: ['/gd'] },
       },
     };
@@ -108,7 +108,7 @@ describe('the config schema: defaults', () => {
         cline: { enabled: true, userDataDir: ['/u'], dataDir: ['/d'] },
         roo: { enabled: true, extensions: ['kilo'], userDataDir: ['/u'] },
         'claude-code': { enabled: true, tmpDir: ['/scratch'] },
-        gemini: { enabled: true, tools: ['qwen'], dir: ['/g/.qwen'] },
+        gemini: { enabled: true, tools: ['qwen'], dir: ['/g/.qwen'], applyOwnerRetention: true },
         codex: { enabled: true },
         copilot: { enabled: true },
         goose: { enabled: true, stateDir: ['/gs'], dataDir: ['/gd'] },
@@ -199,6 +199,11 @@ describe('the config schema: one line naming the key', () => {
       'providers.owl.dataDir',
       { providers: { owl: { dataDir: true } } },
       'providers.owl.dataDir: expected a path or a list of paths, got true',
+    ],
+    [
+      'providers.gemini.applyOwnerRetention',
+      { providers: { gemini: { applyOwnerRetention: 'yes' } } },
+      'providers.gemini.applyOwnerRetention: Invalid input: expected boolean, received string',
     ],
     [
       'providers.goose.stateDir',

@@ -8,6 +8,8 @@ export const geminiSection = z
     enabled,
     tools: z.array(z.enum(['gemini', 'qwen'])).default(() => ['gemini' as const, 'qwen' as const]),
     dir: pathList.optional(),
+    /** Gemini CLI's own chat retention, applied to every project (off: what it would remove is reported). */
+    applyOwnerRetention: z.boolean().default(false),
   })
   .prefault({});
 

@@ -75,11 +75,34 @@ async function shadowRepository(
   return folder;
 }
 
+/**
+ * `tmp/<slug>` with one chat session as Gemini CLI writes it (`chats/session-<start>-<id>.jsonl`,
+ * one JSON record a line) from six weeks back: past Gemini CLI's own 30-day retention, which it
+ * applies only to the project it starts in; the demo reports what that rule would remove.
+ */
 async function chats(tmp: string, project: string): Promise<void> {
   await writeFile(path.join(await made(tmp), '.project_root'), project);
+  const start = new Date(Date.now() - 42 * 86_400_000).toISOString();
+  const id = '3f2a9c1b-5d0e-4c7a-9b1e-2a6f0c8d4e71';
+  const records = [
+    {
+      sessionId: id,
+      projectHash: createHash('sha256').update(project).digest('hex'),
+      startTime: start,
+      lastUpdated: start,
+      kind: 'main',
+    },
+    { id: 'a1', timestamp: start, type: 'user', content: [{ text: 'write the about page' }] },
+    { $set: { lastUpdated: start } },
+    { id: 'a2', timestamp: start, type: 'gemini', content: 'Done.', thoughts: [] },
+    { $set: { lastUpdated: start } },
+  ];
   await writeFile(
-    path.join(await made(path.join(tmp, 'chats')), 'session-2026-11-02T09-14-3f2a9c1b.jsonl'),
-    `${JSON.stringify({ type: 'user', content: 'write the about page' })}\n`,
+    path.join(
+      await made(path.join(tmp, 'chats')),
+      `session-${start.slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.jsonl`,
+    ),
+    records.map((record) => `${JSON.stringify(record)}\n`).join(''),
   );
   await made(path.join(tmp, 'logs'));
 }

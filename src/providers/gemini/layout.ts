@@ -44,3 +44,26 @@ export function geminiLocations(ctx: Pick<GatherContext, 'config' | 'homes'>): G
     })),
   );
 }
+
+/** Gemini CLI marks every process it starts (its shell commands) with `GEMINI_CLI=1`. */
+export const GEMINI_MARK_VARIABLE = 'GEMINI_CLI';
+
+/**
+ * A running Gemini CLI: its executable or `argv[0]` is `gemini`, or the script Node runs is
+ * (`/usr/local/bin/gemini`, npm's `.bin/gemini`, the package's own `bundle/gemini.js`, also when it
+ * relaunches itself with more memory), or it carries `GEMINI_CLI=1` (what it starts). Taking another
+ * program for it only keeps more.
+ */
+export function isGeminiProcess(process: {
+  exe: string | null;
+  argv: readonly string[] | null;
+  vars: Readonly<Record<string, string>> | null;
+}): boolean {
+  if (process.vars?.[GEMINI_MARK_VARIABLE] === '1') return true;
+  const [first, ...rest] = process.argv ?? [];
+  if ([process.exe, first].some((each) => each && path.basename(each) === 'gemini')) return true;
+  const script = rest.find((arg) => !arg.startsWith('-'));
+  return script !== undefined && (path.basename(script) === 'gemini' || GEMINI_PACKAGE.test(script));
+}
+
+const GEMINI_PACKAGE = /[/\\]@google[/\\]gemini-cli[/\\]/;

@@ -17,6 +17,7 @@ import { whose } from '../../safety/processes/user-names.js';
 import { geminiConfig } from './config.js';
 import { geminiGarbageStand, judgeHistory, judgeScratch, type ProjectFacts } from './judge.js';
 import { geminiLocations, historyDir, registryFile, tmpDir, toolLabel, type GeminiLocation } from './layout.js';
+import { projectSessions, sharedSettings, type SharedSettings } from './owner-retention.js';
 
 /** Gemini CLI and Qwen Code: git's temporary files in their checkpoint shadow repositories; the rest reported. */
 export const geminiGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
@@ -69,6 +70,11 @@ async function gatherLocation(
   const names = [...new Set([...histories, ...tmps])].sort();
   ctx.measureAhead?.(names.flatMap((name) => folderPaths(location, name, histories, tmps)));
   const candidates: Candidate[] = [];
+  let settings: SharedSettings | null = null;
+  const shared = async () => {
+    settings ??= await sharedSettings(location, homeOwner, ctx);
+    return settings;
+  };
   for (const name of names) {
     const facts = await projectFacts(location, name, histories.includes(name), tmps.includes(name), registry, ctx);
     const stand = geminiGarbageStand(facts);
@@ -98,15 +104,24 @@ async function gatherLocation(
         ...(garbage ? { agedByFiles: true } : {}),
       });
     candidates.push(...(garbage?.candidates ?? []));
-    if (facts.tmp)
-      candidates.push({
+    if (facts.tmp) {
+      const sessions =
+        location.tool === 'gemini' && !facts.sourceProblem
+          ? await projectSessions(location, homeOwner, facts.tmp.path, rootsOf(facts), await shared(), ctx)
+          : null;
+      // Sessions of it that are items of their own: the folder is named in the detail, never claimed.
+      const pathless = (sessions?.candidates.length ?? 0) > 0;
+      candidates.push(...(sessions?.candidates ?? []), {
         provider: 'gemini',
         kind: 'task-folder',
-        path: facts.tmp.path,
-        root: location.dir,
-        judgement: judgeScratch(facts),
+        path: pathless ? null : facts.tmp.path,
+        root: pathless ? null : location.dir,
+        judgement: judgeScratch(facts, sessions ? { words: sessions.words, pathless } : null),
         homeOwner,
+        // A pass that removes sessions in it moves the mtime of their folders without any write of the tool's.
+        agedByFiles: true,
       });
+    }
   }
   ctx.log.debug({ dir: location.dir, projects: names.length }, 'gemini location gathered');
   return { root, candidates };
@@ -224,3 +239,9 @@ function withNote(judgement: OwnerJudgement, garbage: RepositoryGarbage | null):
 }
 
 const sha256hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Every root the project's records name: `.project_root`, then each path `projects.json` maps to its folder. */
+const rootsOf = (facts: ProjectFacts): string[] =>
+  [...new Set([facts.projectRoot, ...facts.registered])].filter(
+    (root): root is string => root !== null && path.isAbsolute(root),
+  );
