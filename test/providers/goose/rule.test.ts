@@ -125,6 +125,23 @@ describe("goose: log date folders past Goose's own 14-day rule go; flat logs and
     expectUnchanged(before, inventory(s.root));
   });
 
+  it('finishes a quarantine an interrupted pass left in logs/<component>/', async () => {
+    const s = gooseScene();
+    const leftover = path.join(s.state, 'logs', 'cli', '.2026-10-01.cleanup-0f8e4c2a-9b1d-4e7f-8a3c-5d6e7f8a9b0c');
+    put(path.join(leftover, '20261001_101010.log'), 'x\n');
+    backdate(path.join(s.state, 'logs'), daysAgo(20));
+    const before = inventory(s.root);
+
+    const { report } = await runGoose(s);
+
+    expect(itemAt(report, leftover)).toMatchObject({
+      kind: 'quarantine',
+      verdict: 'deleted',
+      reason: 'quarantine-leftover',
+    });
+    expectOnlyRemoved(s.root, before, inventory(s.root), [leftover]);
+  });
+
   it('with its own XDG_STATE_HOME, the pass looks there for its own home', async () => {
     const s = gooseScene();
     const xdg = path.join(s.root, 'xdg-state');
