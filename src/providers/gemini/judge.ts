@@ -80,14 +80,15 @@ export function judgeHistory(facts: ProjectFacts): OwnerJudgement {
  */
 export function judgeScratch(
   facts: ProjectFacts,
-  retention: { words: string; pathless: boolean } | null = null,
+  retention: { words: string | null; pathless: boolean } = { words: null, pathless: false },
 ): OwnerJudgement {
-  if (facts.sourceProblem) return { decision: 'refused', reason: 'source-unreadable', detail: facts.sourceProblem };
+  const where = retention.pathless && facts.tmp ? `${facts.tmp.path} (${size(facts.tmp.bytes)}): ` : '';
+  if (facts.sourceProblem)
+    return { decision: 'refused', reason: 'source-unreadable', detail: `${where}${facts.sourceProblem}` };
   const history = facts.history
     ? `; its shadow repository ${facts.history.path} holds ${size(facts.history.bytes === null ? null : facts.history.bytes - facts.history.garbageBytes)}`
     : '';
-  const where = retention?.pathless && facts.tmp ? `${facts.tmp.path} (${size(facts.tmp.bytes)}): ` : '';
-  const sessions = retention ? `; ${retention.words}` : '';
+  const sessions = retention.words ? `; ${retention.words}` : '';
   return {
     decision: 'kept',
     reason: 'project-scratch',

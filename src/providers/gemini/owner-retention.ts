@@ -118,9 +118,6 @@ export async function projectSessions(
   const apply = geminiConfig(ctx.config).applyOwnerRetention;
   const nowMs = ctx.now.getTime();
   const candidates: Candidate[] = [];
-  for (const dir of [tmp, path.join(tmp, 'chats'), path.join(tmp, 'tool-outputs')])
-    for (const leftover of await findQuarantines(dir)) candidates.push(quarantine(leftover, location.dir, owner));
-
   const place = projectPlace(roots, owner);
   const problems = [...shared.problems];
   const workspace: SettingsLayer[] = [];
@@ -386,6 +383,18 @@ function sessionGone(
       return undefined;
     },
   };
+}
+
+/**
+ * The quarantines an interrupted pass left of a project's sessions (a tool outputs or session
+ * folder, a subagents folder): proven dead when they were made, finished whatever the sources say
+ * now (rule 11).
+ */
+export async function sessionQuarantines(tmp: string, location: GeminiLocation, owner: Owner): Promise<Candidate[]> {
+  const found: Candidate[] = [];
+  for (const dir of [tmp, path.join(tmp, 'chats'), path.join(tmp, 'tool-outputs')])
+    for (const leftover of await findQuarantines(dir)) found.push(quarantine(leftover, location.dir, owner));
+  return found;
 }
 
 function quarantine(leftover: string, root: string, owner: Owner): Candidate {

@@ -17,7 +17,7 @@ import { whose } from '../../safety/processes/user-names.js';
 import { geminiConfig } from './config.js';
 import { geminiGarbageStand, judgeHistory, judgeScratch, type ProjectFacts } from './judge.js';
 import { geminiLocations, historyDir, registryFile, tmpDir, toolLabel, type GeminiLocation } from './layout.js';
-import { projectSessions, sharedSettings, type SharedSettings } from './owner-retention.js';
+import { projectSessions, sessionQuarantines, sharedSettings, type SharedSettings } from './owner-retention.js';
 
 /** Gemini CLI and Qwen Code: git's temporary files in their checkpoint shadow repositories; the rest reported. */
 export const geminiGather: Pick<Provider, 'gather' | 'claimedAreas' | 'usesHomes'> = {
@@ -105,18 +105,21 @@ async function gatherLocation(
       });
     candidates.push(...(garbage?.candidates ?? []));
     if (facts.tmp) {
+      const gemini = location.tool === 'gemini';
+      const leftovers = gemini ? await sessionQuarantines(facts.tmp.path, location, homeOwner) : [];
       const sessions =
-        location.tool === 'gemini' && !facts.sourceProblem
+        gemini && !facts.sourceProblem
           ? await projectSessions(location, homeOwner, facts.tmp.path, rootsOf(facts), await shared(), ctx)
           : null;
-      // Sessions of it that are items of their own: the folder is named in the detail, never claimed.
-      const pathless = (sessions?.candidates.length ?? 0) > 0;
-      candidates.push(...(sessions?.candidates ?? []), {
+      // Items of its own inside it: the folder is named in the detail, never claimed.
+      const own = [...leftovers, ...(sessions?.candidates ?? [])];
+      const pathless = own.length > 0;
+      candidates.push(...own, {
         provider: 'gemini',
         kind: 'task-folder',
         path: pathless ? null : facts.tmp.path,
         root: pathless ? null : location.dir,
-        judgement: judgeScratch(facts, sessions ? { words: sessions.words, pathless } : null),
+        judgement: judgeScratch(facts, { words: sessions?.words ?? null, pathless }),
         homeOwner,
         // A pass that removes sessions in it moves the mtime of their folders without any write of the tool's.
         agedByFiles: true,

@@ -300,6 +300,32 @@ describe("gemini: Gemini CLI's own session retention, in every project", () => {
     expectUnchanged(before, inventory(s.root));
   });
 
+  it("finishes the quarantines an interrupted pass left of a session's folders, whatever the option says", async () => {
+    const s = geminiScene();
+    const app = projectOf(s, 'app');
+    const uuid = '0f8e4c2a-9b1d-4e7f-8a3c-5d6e7f8a9b0c';
+    const leftovers = [
+      path.join(app.tmp, 'tool-outputs', `.session-abc.cleanup-${uuid}`),
+      path.join(app.tmp, 'chats', `.abc.cleanup-${uuid}`),
+      path.join(app.tmp, `.abc.cleanup-${uuid}`),
+    ];
+    for (const leftover of leftovers) put(path.join(leftover, 'x.txt'), 'x\n');
+    for (const leftover of leftovers) backdate(leftover, daysAgo(3));
+    settle(s);
+    const before = inventory(s.root);
+
+    const { report } = await runRetention(s, { apply: false });
+
+    for (const leftover of leftovers)
+      expect(itemAt(report, leftover)).toMatchObject({
+        kind: 'quarantine',
+        verdict: 'deleted',
+        reason: 'quarantine-leftover',
+      });
+    expect(report.items.find((item) => item.reason === 'project-scratch')?.path).toBeNull();
+    expectOnlyRemoved(s.root, before, inventory(s.root), leftovers);
+  });
+
   it('the executor takes what goes with a session only once its chat file is gone', async () => {
     const s = geminiScene();
     const app = projectOf(s, 'app');
