@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { expectOnlyRemoved, expectUnchanged, verdictsOf } from '../../engines/vscode-storage/expect.js';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { inventory } from '../../helpers/inventory.js';
+import { containerRoot, freeze, processBelow, startContainer } from '../../helpers/container-root.js';
 import { itemAt } from '../../helpers/pass.js';
 import { waitFor } from '../../helpers/processes.js';
 import { tempDir } from '../../helpers/temp.js';
@@ -376,6 +377,38 @@ describe('gemini: a running Gemini CLI keeps the sessions of its project', () =>
     }
   });
 });
+
+describe.runIf(process.geteuid?.() === 0)(
+  'gemini: a Gemini CLI in a container keeps its project (rules 25, 26)',
+  () => {
+    it('one whose /workspace is the project, frozen as docker pause does, refuses its sessions', async () => {
+      const s = geminiScene();
+      const app = projectOf(s, 'app');
+      const old = session(app.tmp, app.root, { at: daysAgo(40), companions: true });
+      settle(s);
+      const bin = tempDir('aj-gemini-bin-');
+      writeFileSync(path.join(bin, 'gemini'), 'setInterval(() => {}, 60_000);\n');
+      const root = containerRoot({ folders: ['workspace', 'opt/gemini'] });
+      const container = startContainer(
+        root,
+        { '/workspace': app.root, '/opt/gemini': bin },
+        { PATH: '/usr/bin:/bin' },
+        ['sh', '-c', `cd /workspace && exec ${process.execPath} /opt/gemini/gemini`],
+      );
+      const pid = await processBelow(container, (argv) => argv[1] === '/opt/gemini/gemini');
+      const frozen = await freeze(pid);
+      try {
+        const before = inventory(s.root);
+        const { report } = await runRetention(s);
+        expect(itemAt(report, old.chat)).toMatchObject({ verdict: 'refused', reason: 'gemini-running' });
+        expect(itemAt(report, old.chat).detail).toContain(`process ${pid} (`);
+        expectUnchanged(before, inventory(s.root));
+      } finally {
+        await frozen.thaw();
+      }
+    });
+  },
+);
 
 const children: ChildProcess[] = [];
 afterEach(() => {
