@@ -117,6 +117,44 @@ describe("gemini: Gemini CLI's own session retention, in every project", () => {
     expectUnchanged(settled, inventory(s.root));
   });
 
+  it("reads an older Gemini CLI's .json chat whole, and takes a session's .json and .jsonl together", async () => {
+    const s = geminiScene();
+    const app = projectOf(s, 'app');
+    const id = '9c1b2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d';
+    const start = daysAgo(45).toISOString();
+    // As Gemini CLI before JSONL wrote it: one object; resuming it later starts `<name>.jsonl` beside it.
+    const legacy = put(
+      path.join(app.tmp, 'chats', `session-${start.slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.json`),
+      JSON.stringify({
+        sessionId: id,
+        projectHash: 'x',
+        startTime: start,
+        lastUpdated: start,
+        messages: [{ id: '1', timestamp: start, type: 'user', content: 'write hello' }],
+      }),
+    );
+    backdate(legacy, daysAgo(45));
+    const resumed = session(app.tmp, app.root, { at: daysAgo(44), id });
+    const alone = put(
+      path.join(app.tmp, 'chats', 'session-2026-01-01T10-00-77777777.json'),
+      JSON.stringify({
+        sessionId: 'b7',
+        lastUpdated: daysAgo(50).toISOString(),
+        messages: [{ id: '1', type: 'user', content: 'hi' }],
+      }),
+    );
+    backdate(alone, daysAgo(50));
+    settle(s);
+    const before = inventory(s.root);
+
+    const { report } = await runRetention(s);
+
+    for (const chat of [legacy, resumed.chat, alone])
+      expect(itemAt(report, chat)).toMatchObject({ verdict: 'deleted', reason: 'gemini-session-expired' });
+    expect(itemAt(report, legacy).detail).toContain(`(${legacy} with chats/${path.basename(resumed.chat)})`);
+    expectOnlyRemoved(s.root, before, inventory(s.root), [legacy, resumed.chat, alone]);
+  });
+
   it('without applyOwnerRetention (the default), reports what the rule would remove, and changes nothing', async () => {
     const s = geminiScene();
     const app = projectOf(s, 'app');
