@@ -160,7 +160,7 @@ export async function projectSessions(
     const outcome = judgeSession(facts, project, nowMs);
     outcomes.push(outcome);
     if (apply && outcome.state === 'judged')
-      candidates.push(...sessionItems(facts, outcome.judgement, location, owner, place.identities));
+      candidates.push(...sessionItems(facts, outcome.judgement, location, owner));
   }
   return { candidates, words: retentionWords(project, outcomes, null) };
 }
@@ -307,16 +307,14 @@ async function artifact(at: string, kind: 'file' | 'folder', ctx: GatherContext)
 
 /**
  * The items of a judged session. A session proven dead goes whole: its chat files first (single
- * files, in the executor's first round), then, each under a guard that the chat files are gone
- * and no Gemini CLI has started in the project since, its log, tool outputs and folders; every one
- * aged by all of them. A refused session is reported by its chat files.
+ * files, in the executor's first round), then, each under a guard that the chat files are gone,
+ * its log, tool outputs and folders; every one aged by all of them. A refused session is reported by its chat files.
  */
 function sessionItems(
   facts: SessionFacts,
   judgement: OwnerJudgement,
   location: GeminiLocation,
   owner: Owner,
-  project: readonly Identity[],
 ): Candidate[] {
   const all = [...facts.chats, ...facts.companions].map((each) => each.path);
   const item = (at: string, detail: string, removal?: Removal): Candidate => ({
@@ -333,10 +331,7 @@ function sessionItems(
   const chatItems = facts.chats.map((chat) => item(chat.path, judgement.detail, dead ? { type: 'file' } : undefined));
   if (!dead) return chatItems;
   const first = facts.chats[0]?.path as string;
-  const guard = sessionGone(
-    facts.chats.map((chat) => chat.path),
-    project,
-  );
+  const guard = sessionGone(facts.chats.map((chat) => chat.path));
   return [
     ...chatItems,
     ...facts.companions.map((companion) =>
@@ -349,13 +344,13 @@ function sessionItems(
   ];
 }
 
-/** Right before a companion goes: its session's chat files are gone, and no Gemini CLI works in the project now. */
-function sessionGone(
-  chats: readonly string[],
-  project: readonly Identity[],
-): NonNullable<Extract<Removal, { type: 'tree' }>['guard']> {
+/**
+ * Right before a companion goes: its session's chat files are gone. A chat file the last proof
+ * kept (a Gemini CLI resumed the session, and wrote to it) keeps all of its session.
+ */
+function sessionGone(chats: readonly string[]): NonNullable<Extract<Removal, { type: 'tree' }>['guard']> {
   return {
-    async recheck(ctx) {
+    async recheck() {
       const left = chats.find((chat) => {
         try {
           return lstatOrNullSync(chat) !== null;
@@ -370,16 +365,6 @@ function sessionGone(
           'session-file-remains',
           `its session's chat file ${left} is still there, so what goes with it stays`,
         );
-      const processes = ctx.lookAtProcesses();
-      for (const identity of project) {
-        const running = geminiWorkingIn(identity, processes);
-        if (running)
-          throw new RemovalStopped(
-            'refused',
-            'gemini-running',
-            `Gemini CLI started in its project meanwhile: ${running}`,
-          );
-      }
       return undefined;
     },
   };
