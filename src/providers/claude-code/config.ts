@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as z from 'zod';
 import type { EffectiveConfig } from '../../config/schema.js';
-import { enabled, pathList } from '../../config/sections.js';
+import { enabled, nonEmptyString, pathList } from '../../config/sections.js';
 
 /** `providers.claude-code` of the config file, with its defaults. */
 export const claudeCodeSection = z
@@ -13,6 +13,14 @@ export const claudeCodeSection = z
      */
     tmpDir: pathList
       .refine((paths) => paths.every((each) => path.isAbsolute(each)), { message: 'expected absolute paths' })
+      .optional(),
+    /**
+     * Where Claude Code's managed settings are (`managed-settings.json`, `managed-settings.d/`), whose
+     * `cleanupPeriodDays` counts for its retention, instead of `/etc/claude-code` (the host's, mounted
+     * elsewhere in a pod).
+     */
+    managedSettingsDir: nonEmptyString
+      .refine((dir) => path.isAbsolute(dir), { message: 'expected an absolute path' })
       .optional(),
   })
   .prefault({});

@@ -6,7 +6,16 @@ import { isInside } from '../../safety/inside.js';
 import { describeProcesses } from '../../safety/processes/describe-processes.js';
 import { ownPidDomain, processStart } from '../../safety/processes/process-start.js';
 import type { ProcessRecord, ProcessTable } from '../../safety/processes/processes.js';
-import type { Carrier, ClaudeEvidence, JudgedRecord, JudgedShell, Life, RunningClaude, Unseen } from './judge.js';
+import type {
+  Carrier,
+  ClaudeEvidence,
+  JudgedRecord,
+  JudgedShell,
+  Life,
+  RunningClaude,
+  RunningConfig,
+  Unseen,
+} from './judge.js';
 import {
   CONFIG_DIR_VARIABLE,
   isClaudeCodeProcess,
@@ -56,15 +65,17 @@ export async function gatherEvidence(
   const claudes =
     'error' in traces ? [] : traces.records.filter((trace) => trace.uid === user.uid && isClaudeCodeProcess(trace));
   const named = processConfigDirs(user, claudes, procRoot);
-  const state = await readClaudeState(distinct([...configDirs(user, env), ...named.dirs]));
+  const dirs = distinct([...configDirs(user, env), ...named.dirs]);
+  const state = await readClaudeState(dirs);
   const names = roots.map((root) => [root.path, root.canonical]);
   const folderOf = (file: string) => names.map((each) => sessionFolderOf(file, each)).find((each) => each) ?? null;
   return {
     problems: [...named.problems, ...state.problems],
+    configDirs: dirs,
     records: state.records.map((record) => judgedRecord(record, domain, procRoot)),
     shells: state.shells.map((shell) => judgedShell(shell, folderOf(shell.outputPath), procRoot)),
     carriers: 'error' in traces ? [] : carriersOf(traces.records, procRoot),
-    running: runningClaudes(claudes, procRoot),
+    running: runningClaudes(claudes, procRoot, named.byPid),
     unseen:
       'error' in traces
         ? [{ who: 'any process', why: traces.error }]
@@ -91,29 +102,34 @@ function processConfigDirs(
   user: ClaudeUser,
   claudes: readonly ProcessRecord[],
   procRoot: string,
-): { dirs: ConfigDir[]; problems: string[] } {
+): { dirs: ConfigDir[]; problems: string[]; byPid: Map<number, RunningConfig> } {
   const dirs: ConfigDir[] = [];
   const problems: string[] = [];
+  const byPid = new Map<number, RunningConfig>();
   for (const claude of claudes) {
     if (claude.vars === null) {
-      problems.push(
-        `where Claude Code process ${claude.pid} keeps its registry (${CONFIG_DIR_VARIABLE}) is unknown: ${claude.environError ?? 'its environment cannot be read'}`,
-      );
+      const why = `where Claude Code process ${claude.pid} keeps its registry (${CONFIG_DIR_VARIABLE}) is unknown: ${claude.environError ?? 'its environment cannot be read'}`;
+      problems.push(why);
+      byPid.set(claude.pid, { state: 'unknown', why });
       continue;
     }
     const named = claude.vars[CONFIG_DIR_VARIABLE];
-    if (!named) continue;
+    if (!named) {
+      byPid.set(claude.pid, { state: 'default' });
+      continue;
+    }
     const placed = placeInOurView(procRoot, claude.pid, named, claude.cwd);
-    if (placed.state === 'unknown')
-      problems.push(
-        `the registry of Claude Code process ${claude.pid} (${CONFIG_DIR_VARIABLE}=${named}) cannot be read: ${placed.why}`,
-      );
-    else if (placed.state === 'found') {
+    if (placed.state === 'unknown') {
+      const why = `the registry of Claude Code process ${claude.pid} (${CONFIG_DIR_VARIABLE}=${named}) cannot be read: ${placed.why}`;
+      problems.push(why);
+      byPid.set(claude.pid, { state: 'unknown', why });
+    } else if (placed.state === 'found') {
       const home = user.homes.find((each) => isInside(each, placed.path));
       dirs.push({ dir: placed.path, basis: home === undefined ? { outside: { uid: user.uid } } : { home } });
-    }
+      byPid.set(claude.pid, { state: 'named', dir: placed.path });
+    } else byPid.set(claude.pid, { state: 'named', dir: path.resolve(claude.cwd, named) });
   }
-  return { dirs, problems };
+  return { dirs, problems, byPid };
 }
 
 /** Config folders named twice (`$CLAUDE_CONFIG_DIR` of the pass and of a process, two spellings) are read once. */
@@ -131,7 +147,11 @@ function distinct(dirs: readonly ConfigDir[]): ConfigDir[] {
  * directory (rule 25): the path /proc shows, its `PWD` unless that is another folder (the shell's
  * spelling through a link), and its canonical path in this view.
  */
-function runningClaudes(claudes: readonly ProcessRecord[], procRoot: string): RunningClaude[] {
+function runningClaudes(
+  claudes: readonly ProcessRecord[],
+  procRoot: string,
+  configs: ReadonlyMap<number, RunningConfig>,
+): RunningClaude[] {
   const described = new Map(
     describeProcesses(
       procRoot,
@@ -154,6 +174,7 @@ function runningClaudes(claudes: readonly ProcessRecord[], procRoot: string): Ru
       named: described.get(claude.pid) ?? String(claude.pid),
       cwd: claude.cwd,
       slugs: [...new Set(spellings.map(slugOf))],
+      config: configs.get(claude.pid) ?? { state: 'default' },
     };
   });
 }

@@ -1,5 +1,6 @@
 import type { OwnerJudgement } from '../../model/types.js';
 import { PARENT_VARIABLE, SESSION_VARIABLE, type SessionFolder } from './layout.js';
+import type { ConfigDir } from './registry.js';
 
 /** What /proc says of a recorded process: running as recorded, gone (or another process now), or not to be told. */
 export type Life = { state: 'live' } | { state: 'dead'; why: string } | { state: 'unknown'; why: string };
@@ -17,6 +18,12 @@ export interface JudgedRecord {
   life: Life;
 }
 
+/**
+ * The config folder a running Claude Code works with: the one its `CLAUDE_CONFIG_DIR` names (in
+ * this pass's view), `~/.claude` of its own home where it names none, or unknown.
+ */
+export type RunningConfig = { state: 'named'; dir: string } | { state: 'default' } | { state: 'unknown'; why: string };
+
 /** A running Claude Code process of the uid (rule 27), with the slug of each spelling of its working directory. */
 export interface RunningClaude {
   pid: number;
@@ -25,6 +32,7 @@ export interface RunningClaude {
   /** Its working directory as /proc shows it. */
   cwd: string;
   slugs: string[];
+  config: RunningConfig;
 }
 
 /** An adopted shell (`jobs/*\/adopt.json`), with the session folder its output is in, if any. */
@@ -67,6 +75,8 @@ export interface TaskLink {
 export interface ClaudeEvidence {
   /** Registry or adopt files that could not be read: nothing of the uid can be proven dead. */
   problems: string[];
+  /** Every config folder of the uid whose registry was read (`~/.claude`, each `CLAUDE_CONFIG_DIR`). */
+  configDirs: ConfigDir[];
   records: JudgedRecord[];
   shells: JudgedShell[];
   carriers: Carrier[];
@@ -191,7 +201,7 @@ export function withProblems(evidence: ClaudeEvidence, problems: readonly string
   return problems.length === 0 ? evidence : { ...evidence, problems: [...evidence.problems, ...problems] };
 }
 
-function unreadable(evidence: ClaudeEvidence): OwnerJudgement | null {
+export function unreadable(evidence: ClaudeEvidence): OwnerJudgement | null {
   if (evidence.problems.length === 0) return null;
   const more = evidence.problems.length > 1 ? ` (and ${evidence.problems.length - 1} more)` : '';
   return {
@@ -238,7 +248,7 @@ const projectOf = (record: JudgedRecord): string =>
     : `${record.cwd}, which cannot be resolved, so it may be any project: ${record.cwdUnknown}`;
 
 /** A process carrying the session's id keeps it: while its Claude Code runs, or (refused in-use) once it has outlived it. */
-function judgeCarriers(sid: string, evidence: ClaudeEvidence): OwnerJudgement | null {
+export function judgeCarriers(sid: string, evidence: ClaudeEvidence): OwnerJudgement | null {
   const carriers = evidence.carriers.filter((carrier) => carrier.sessionId === sid);
   const attended = carriers.find((carrier) => carrier.parentLife.state !== 'dead');
   if (attended)
@@ -282,6 +292,6 @@ function staleNote(evidence: ClaudeEvidence, names: (record: JudgedRecord) => bo
   return `; ${stale.length === 1 ? 'its registry record' : `${stale.length} registry records, the first`} ${first.file} is stale (${why})`;
 }
 
-function describeRecord(record: JudgedRecord): string {
+export function describeRecord(record: JudgedRecord): string {
   return `${record.file} (pid ${record.pid}, session ${record.sessionId}, cwd ${record.cwd})`;
 }

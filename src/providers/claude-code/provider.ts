@@ -15,10 +15,14 @@ import {
 import { claudeUsers, locateRoots, type ForeignRoot, type TaskRoot } from './locations.js';
 import { deletedButOpen } from './open-deleted.js';
 import { sessionRemoval, type Target } from './removal.js';
+import { retentionItems } from './retention.js';
 import { isEmpty, listRoot, type SlugListing } from './scan.js';
 import { stateReports } from './state-report.js';
 
-/** Claude Code's background task output under `claude-<uid>`, judged by its registry of live sessions and /proc. */
+/**
+ * Claude Code's background task output under `claude-<uid>`, judged by its registry of live sessions
+ * and /proc; and its own retention in its config folders, where it failed to apply it.
+ */
 export const claudeCodeGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
   async claimedAreas(ctx) {
     return locateRoots(claudeUsers(ctx.homes), ctx).roots.map((root) => ({ owner: 'claude-code', folder: root.path }));
@@ -47,7 +51,9 @@ export const claudeCodeGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
           });
         }
       }
-      out.candidates.push(...stateReports(user, evidence, ctx));
+      const retention = await retentionItems(evidence, ctx);
+      out.candidates.push(...retention.candidates);
+      out.candidates.push(...stateReports(user, evidence, retention.conversations, ctx));
     }
     return out;
   },

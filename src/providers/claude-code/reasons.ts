@@ -9,4 +9,6 @@ export const CLAUDE_CODE_REASONS = {
   'session-process-live': ['kept', 'refused'],
   'linked-from-live-session': ['kept', 'refused'],
   'claude-state-reported': ['kept'],
+  'retention-expired': DELETES,
+  'settings-unknowable': ['refused'],
 } as const satisfies ReasonTable;

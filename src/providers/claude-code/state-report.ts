@@ -7,17 +7,24 @@ import type { LocationBasis } from '../../safety/owners/location-basis.js';
 import { formatBytes } from '../../util/format.js';
 import type { ClaudeEvidence } from './judge.js';
 import type { ClaudeUser } from './locations.js';
+import type { ConversationData } from './retention.js';
 
 const STALE_NAMED = 3;
 
 /**
  * Claude Code's own state in each home, reported and never deleted: the size of its transcripts
- * (`projects/`), `debug/`, `file-history/`, `shell-snapshots/` and MCP logs
+ * (`projects/<slug>/*.jsonl`), its subagents' transcripts (`projects/<slug>/<sid>/subagents/`),
+ * `file-history/`, `debug/`, `shell-snapshots/` and MCP logs
  * (`${XDG_CACHE_HOME:-~/.cache}/claude-cli-nodejs/`), and the registry records whose process is
  * gone. One `kept` item per home with a `~/.claude` (or `$CLAUDE_CONFIG_DIR` for the current
  * user's), without a path: nothing of it is the pass's to judge.
  */
-export function stateReports(user: ClaudeUser, evidence: ClaudeEvidence, ctx: GatherContext): Candidate[] {
+export function stateReports(
+  user: ClaudeUser,
+  evidence: ClaudeEvidence,
+  conversations: ReadonlyMap<string, ConversationData>,
+  ctx: GatherContext,
+): Candidate[] {
   const reports: Candidate[] = [];
   for (const home of user.homes) {
     const own = Boolean(ctx.env.HOME) && path.resolve(ctx.env.HOME as string) === home;
@@ -29,17 +36,21 @@ export function stateReports(user: ClaudeUser, evidence: ClaudeEvidence, ctx: Ga
       own && ctx.env.XDG_CACHE_HOME && path.isAbsolute(ctx.env.XDG_CACHE_HOME)
         ? ctx.env.XDG_CACHE_HOME
         : path.join(home, '.cache');
-    const parts: Array<[string, string]> = [
-      ['transcripts', path.join(config, 'projects')],
-      ['debug logs', path.join(config, 'debug')],
-      ['file history', path.join(config, 'file-history')],
-      ['shell snapshots', path.join(config, 'shell-snapshots')],
-      ['MCP logs', path.join(cache, 'claude-cli-nodejs')],
+    const seen = conversations.get(path.resolve(config));
+    const projects = path.join(config, 'projects');
+    // The transcripts themselves (`projects/<slug>/*.jsonl`) where the retention rule listed them, else all of projects/.
+    const transcripts = seen
+      ? [`transcripts ${formatBytes(seen.transcripts.bytes)} (${seen.transcripts.files} in ${projects})`]
+      : sized('transcripts', projects, basis, ctx);
+    const subagentBytes = (seen?.subagents ?? []).reduce((sum, folder) => sum + (sizeOf(folder, basis, ctx) ?? 0), 0);
+    const sizes = [
+      ...transcripts,
+      ...(subagentBytes > 0 ? [`subagent transcripts ${formatBytes(subagentBytes)} (${projects}/*/*/subagents)`] : []),
+      ...sized('file history', path.join(config, 'file-history'), basis, ctx),
+      ...sized('debug logs', path.join(config, 'debug'), basis, ctx),
+      ...sized('shell snapshots', path.join(config, 'shell-snapshots'), basis, ctx),
+      ...sized('MCP logs', path.join(cache, 'claude-cli-nodejs'), basis, ctx),
     ];
-    const sizes = parts.flatMap(([what, folder]) => {
-      const bytes = sizeOf(folder, basis, ctx);
-      return bytes === null ? [] : [`${what} ${formatBytes(bytes)} (${folder})`];
-    });
     const stale = evidence.records.filter((record) => record.life.state === 'dead' && isInside(config, record.file));
     const staleText =
       stale.length === 0
@@ -61,6 +72,12 @@ export function stateReports(user: ClaudeUser, evidence: ClaudeEvidence, ctx: Ga
     });
   }
   return reports;
+}
+
+/** `<what> <size> (<folder>)`, or nothing where the folder is not there or cannot be walked. */
+function sized(what: string, folder: string, basis: LocationBasis, ctx: GatherContext): string[] {
+  const bytes = sizeOf(folder, basis, ctx);
+  return bytes === null ? [] : [`${what} ${formatBytes(bytes)} (${folder})`];
 }
 
 /** The size of a folder of the home's owner's (rule 20), or null where it is not there or cannot be walked. */

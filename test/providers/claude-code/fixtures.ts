@@ -106,7 +106,8 @@ export function claudeWorld(options: { owner?: RealUser; config?: Record<string,
         config: {
           homes: [home],
           minAge: '1h',
-          providers: { 'claude-code': { tmpDir: tmp } },
+          // Managed settings of the world's own: a pass of a test never reads this machine's /etc/claude-code.
+          providers: { 'claude-code': { tmpDir: tmp, managedSettingsDir: path.join(dir, 'etc', 'claude-code') } },
           ...options.config,
           ...extra.config,
         },

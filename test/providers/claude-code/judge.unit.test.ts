@@ -11,7 +11,15 @@ import { isSessionName, isSlugName, sessionFolderOf, slugOf } from '../../../src
 const ROOT = '/tmp/claude-1000';
 const SID = '0b4d6e58-8f2a-4c1e-9d3b-7a6f5e4d3c2b';
 const folder = { path: `${ROOT}/-work-shop/${SID}`, slug: '-work-shop', sid: SID };
-const none: ClaudeEvidence = { problems: [], records: [], shells: [], carriers: [], running: [], unseen: [] };
+const none: ClaudeEvidence = {
+  problems: [],
+  configDirs: [],
+  records: [],
+  shells: [],
+  carriers: [],
+  running: [],
+  unseen: [],
+};
 const record = (fields: Partial<JudgedRecord>): JudgedRecord => ({
   file: '/home/ana/.claude/sessions/42.json',
   pid: 42,
@@ -86,7 +94,13 @@ describe('the claude-code judge', () => {
   });
 
   it('keeps every session folder of the project a running Claude Code works in, record or not, before a record of unknown life', () => {
-    const running = { pid: 7, named: '7 (claude, run by ana)', cwd: '/work/shop', slugs: ['-work-shop'] };
+    const running = {
+      pid: 7,
+      named: '7 (claude, run by ana)',
+      cwd: '/work/shop',
+      slugs: ['-work-shop'],
+      config: { state: 'default' } as const,
+    };
     const unknown = record({ slugs: ['-work-shop'], life: { state: 'unknown', why: 'another pid domain' } });
     for (const each of [folder, { ...folder, sid: null }])
       expect(judgeSessionFolder(each, { ...none, running: [running], records: [unknown] })).toMatchObject({
