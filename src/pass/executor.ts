@@ -337,7 +337,8 @@ async function remove(
       `checkpointed: the log went from ${formatBytes(checkpoint.walBefore)} to ${formatBytes(checkpoint.walAfter)}, the database from ${formatBytes(checkpoint.databaseBefore)} to ${formatBytes(checkpoint.databaseAfter)}`,
     );
   } else if (removal.type === 'git-worktree') {
-    await removeWorktreeWithGit(removal.worktree, removal.ownerRepo, entry.owner);
+    // A stale lock its tool left is unlocked here, right after the last proof, and put back should git refuse.
+    await removeWorktreeWithGit(removal.worktree, removal.ownerRepo, entry.owner, removal.unlock);
     for (const extra of removal.alsoRemove ?? []) {
       const note = removeAlso(extra, entry, processes, options);
       if (note) notes.push(note);

@@ -10,7 +10,9 @@ import type { SeenFile } from '../safety/wal/pair.js';
  *   a link.
  * - `git-worktree`: the last proof on the worktree and its admin entry where they are, then
  *   `git worktree remove` in the owner repository (never `--force`); `alsoRemove` folders go
- *   afterwards, each as a tree.
+ *   afterwards, each as a tree. With `unlock` (a lock its tool left naming a process that is gone),
+ *   `git worktree unlock` right after the last proof, while the lock still holds exactly `bytes`,
+ *   and the `locked` file put back byte for byte where the removal does not happen.
  * - `file`: one regular file (one of git's temporary files, a log or output past its owner's
  *   retention), unlinked where it is without a quarantine, right after the last proof on it; for
  *   one of git's, no git process may be at work in its `repository` meanwhile.
@@ -37,11 +39,18 @@ export type Removal =
       adminDir: string;
       guard: RemovalGuard;
       alsoRemove?: string[];
+      unlock?: StaleLock;
     };
 
 /** Whether a removal acts on one regular file where it is (a `file`, a `checkpoint`), not on a folder. */
 export const onOneFile = (removal: Removal | undefined): boolean =>
   removal?.type === 'file' || removal?.type === 'checkpoint';
+
+/** A worktree's `locked` file proven stale, with the exact bytes it was judged on. */
+export interface StaleLock {
+  lockedFile: string;
+  bytes: Uint8Array;
+}
 
 /** A provider's own proof, taken again right before its item goes. */
 export interface RemovalGuard {

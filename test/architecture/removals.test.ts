@@ -59,8 +59,8 @@ const EXECUTOR: readonly Allowed[] = [
   },
   {
     file: 'git/worktree-remove.ts',
-    what: ['runs git worktree remove'],
-    why: '`git worktree remove`, run by the executor alone, right after the last proof',
+    what: ['runs git worktree remove', 'runs git worktree unlock'],
+    why: "`git worktree remove`, run by the executor alone, right after the last proof; and before it `git worktree unlock` of a lock its tool left naming a process that has ended (rule 10's write, SYSTEMS.md 11.1), the lock put back byte for byte where the removal does not happen",
   },
 ];
 
@@ -151,6 +151,7 @@ describe('only the executor removes or renames', () => {
       "const fs = process.getBuiltinModule('node:fs');",
       "await git(['worktree', 'remove', worktree], { cwd: repo });",
       "await runGit(['-C', repo, 'worktree', 'prune']);",
+      "await runGit(['worktree', 'unlock', worktree], { cwd: repo });",
       "await runGit(['-C', repo, 'update-ref', '-d', ref]);",
       "await git(['branch', '-D', name]);",
       "spawn('rm', ['-rf', target]);",

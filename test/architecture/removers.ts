@@ -44,9 +44,12 @@ const SQLITE_WRITES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bvacuum\b/i, 'runs VACUUM'],
 ];
 
-/** git commands that delete: a worktree, an admin entry, a ref, a branch, a tag (as consecutive literals of one list). */
+/**
+ * git commands that delete: a worktree, an admin entry, a worktree's lock, a ref, a branch, a tag
+ * (as consecutive literals of one list).
+ */
 const GIT_DELETES: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['worktree', ['remove', 'prune', 'move']],
+  ['worktree', ['remove', 'prune', 'move', 'unlock']],
   ['update-ref', ['-d', '--delete']],
   ['branch', ['-d', '-D', '--delete']],
   ['tag', ['-d', '--delete']],

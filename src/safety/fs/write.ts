@@ -46,6 +46,21 @@ export const utimesSync = (p: string, atime: Date, mtime: Date): void =>
   named(p, (at) => fs.utimesSync(at, atime, mtime));
 export const writeFileExclusiveSync = (p: string, data: string, mode = 0o644): void =>
   named(p, (at) => fs.writeFileSync(at, data, { flag: 'wx', mode }));
+/**
+ * Puts a file back as it was: made anew (never over one that is there, never through a link) with
+ * exactly `bytes`, `mode` whatever the umask, and its old times.
+ */
+export function writeBackFileSync(p: string, bytes: Uint8Array, was: { mode: number; atime: Date; mtime: Date }): void {
+  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+  const fd = named(p, (at) => fs.openSync(at, flags, was.mode & 0o7777));
+  try {
+    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    fs.fchmodSync(fd, was.mode & 0o7777);
+    fs.futimesSync(fd, was.atime, was.mtime);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 /** Writes to a descriptor this process holds (the log's stream on stderr), all of it, now. */
 export const writeToDescriptorSync = (fd: number, bytes: Uint8Array): number => fs.writeSync(fd, bytes);
 
