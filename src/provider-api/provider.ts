@@ -169,6 +169,13 @@ export interface BuiltInSet {
    * look at the processes right before a removal.
    */
   keeps?(ctx: KeepContext): Promise<WorktreeKeeper>;
+  /**
+   * Whether a git lock of one of its worktrees is the tool's own and left by a process that is gone
+   * (Claude Code's, SYSTEMS.md 11.1), so that every other check may run with the lock in place and
+   * the executor may unlock it right before `git worktree remove`. Null where the lock is not the
+   * tool's own: it is never touched.
+   */
+  staleLock?(lock: WorktreeLock, ctx: LockContext): Promise<LockAnswer>;
 }
 
 /** What a set's `keeps` reads: the tool's homes, and the processes of one look at /proc. */
@@ -179,3 +186,29 @@ export type KeepContext = Pick<GatherContext, 'config' | 'homes' | 'env' | 'proc
  * judgement naming the record, or null where nothing of the tool's keeps it.
  */
 export type WorktreeKeeper = (worktree: string, owner: Owner) => OwnerJudgement | null;
+
+/** A git-locked worktree of a set, and its lock's exact bytes (`<admin>/locked`). */
+export interface WorktreeLock {
+  worktree: string;
+  adminDir: string;
+  bytes: Uint8Array;
+  /** The owner of the home the worktree was found in. */
+  uid: number;
+}
+
+/** What a lock rule reads besides the lock: a look at the processes (fresh, for the executor's re-check), the homes. */
+export interface LockContext {
+  processes: ProcessTable;
+  homes: readonly string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A tool's answer about a lock of its own: `stale` (its process is gone; `detail` says how it is
+ * known), `held` (its process runs, or that cannot be told: the worktree's judgement), or null
+ * (not the tool's lock).
+ */
+export type LockAnswer =
+  | { state: 'stale'; detail: string }
+  | { state: 'held'; judgement: Exclude<OwnerJudgement, { decision: 'delete' }> }
+  | null;

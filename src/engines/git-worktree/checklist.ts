@@ -1,4 +1,5 @@
 import type { OwnerJudgement } from '../../model/types.js';
+import type { LockAnswer } from '../../provider-api/provider.js';
 import type { WorktreeEvidence } from './evidence.js';
 import {
   branchName,
@@ -22,12 +23,18 @@ export interface ChecklistPolicy {
    * remote-tracking branch or a tag, as its branch may be deleted with the worktree by that tool.
    */
   ownBranchHolds: boolean;
+  /**
+   * What the worktree's tool says of its git lock, where it has a rule for its own locks: stale (the
+   * checks run with the lock in place), held (its judgement), or not its own (null: `git-locked`).
+   */
+  lock?: LockAnswer;
 }
 
 /**
  * The checks every worktree passes before `git worktree remove`, for every provider: linked to an
  * owner repository, examined by git, not git-locked (a lock is its tool's claim, and git refuses
- * the removal: `refused`, so that a lock left by a tool that died shows among the refusals), no
+ * the removal: `refused`, so that a lock left by a tool that died shows among the refusals; but a
+ * lock its tool's own rule proves stale, whose checks then run with the lock in place), no
  * rebase, merge or bisect under way, no nested repository, clean (untracked files count, and so do
  * edits to files flagged assume-unchanged or skip-worktree), HEAD and every commit its own refs
  * name held by a ref that outlives it, and no submodule. Null when every one holds; else the first
@@ -42,7 +49,9 @@ export function checkWorktree(
   if (evidence.state === 'unlinked')
     return { decision: 'refused', reason: evidence.problem, detail: but(evidence.detail) };
   const { link } = evidence;
-  if (link.lockedReason !== null) {
+  if (link.lockedReason !== null && policy.lock?.state === 'held')
+    return { ...policy.lock.judgement, detail: but(policy.lock.judgement.detail) };
+  if (link.lockedReason !== null && policy.lock?.state !== 'stale') {
     const why = link.lockedReason ? ` (${link.lockedReason})` : '';
     return {
       decision: 'refused',

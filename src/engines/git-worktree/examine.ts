@@ -6,6 +6,7 @@ import type { Owner } from '../../safety/owners/owner.js';
 import { readGitFacts, withFacts, type GitFacts, type WorktreeEvidence } from './evidence.js';
 import { newestWrite, type NewestWrite } from './idle.js';
 import { readWorktreeLink, type LinkResult, type WorktreeLink } from './link.js';
+import type { JudgedLock, LockRule } from './stale-lock.js';
 import { scanNested, type NestedScan } from './nested.js';
 import type { IdlePolicy } from './judge.js';
 
@@ -14,6 +15,8 @@ export interface SetWorktreeEvidence {
   newest: NewestWrite;
   /** The `.git` entries below the worktree's top, from the same walk as its newest write. */
   nested: NestedScan;
+  /** Its git lock as its set's tool judged it, where it is locked and the set has a rule for locks. */
+  lock?: JudgedLock | null;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface SetWorktreeEvidence {
  * idle (an entry set back in between), git is asked then.
  */
 export async function examineSetWorktrees(
-  items: ReadonlyArray<{ worktree: string; policy: IdlePolicy; owner?: Owner }>,
+  items: ReadonlyArray<{ worktree: string; policy: IdlePolicy; owner?: Owner; lockRule?: LockRule }>,
   walks: Pick<GatherContext, 'measure' | 'measureAhead' | 'whenMeasured'>,
 ): Promise<SetWorktreeEvidence[]> {
   const { measure } = walks;
@@ -40,8 +43,17 @@ export async function examineSetWorktrees(
   const homeOwnerOf = (worktree: string) => owners.get(worktree);
   const trees = (result: LinkResult): string[] => (result.ok ? [result.link.path, result.link.adminDir] : []);
   walks.measureAhead?.(linked.flatMap(trees));
+  // A lock its tool calls stale is judged with everything else in place: git is asked as for an unlocked tree.
+  const locks = await Promise.all(
+    linked.map((result, at) => {
+      const rule = items[at]?.lockRule;
+      return result.ok && result.link.lockedReason !== null && rule ? rule(result.link) : null;
+    }),
+  );
   const unlocked = linked.flatMap((result, at) =>
-    result.ok && result.link.lockedReason === null ? [{ at, link: result.link }] : [],
+    result.ok && (result.link.lockedReason === null || locks[at]?.answer?.state === 'stale')
+      ? [{ at, link: result.link }]
+      : [],
   );
   const [asked, skipped] = partition(unlocked, ({ at, link }) => !writtenWithin(link, items[at]?.policy as IdlePolicy));
   const asking = readGitFacts(
@@ -83,7 +95,7 @@ export async function examineSetWorktrees(
     const entry = examined[at] as SetWorktreeEvidence & { idle: boolean };
     if (entry.idle) entry.evidence = withFacts(entry.evidence.path, link, facts[k] as GitFacts | Error);
   });
-  return examined.map(({ evidence, newest, nested }) => ({ evidence, newest, nested }));
+  return examined.map(({ evidence, newest, nested }, at) => ({ evidence, newest, nested, lock: locks[at] ?? null }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { errorMessage } from '../../model/errors.js';
 import { lstatOrNullSync, realpathSync } from '../../safety/fs/stat.js';
-import { readFileOrNullSync } from '../../safety/fs/read.js';
+import { readFileOrNullSync, readRegularFileSync } from '../../safety/fs/read.js';
 
 /** Where a linked worktree's git data lives, read from its `.git` file and its admin entry. */
 export interface WorktreeLink {
@@ -104,5 +104,20 @@ function samePlace(a: string, b: string): boolean {
     return realpathSync(a) === realpathSync(b);
   } catch {
     return false;
+  }
+}
+
+/** A lock file is a line of text; anything larger is not a lock a tool wrote. */
+const MAX_LOCK_BYTES = 64 * 1024;
+
+/**
+ * The exact bytes of a worktree's `<admin>/locked`, never through a link; null where it is not
+ * there or is no small regular file (then no tool's rule may call it stale).
+ */
+export function readLockBytes(adminDir: string): Uint8Array | null {
+  try {
+    return readRegularFileSync(path.join(adminDir, 'locked'), MAX_LOCK_BYTES);
+  } catch {
+    return null;
   }
 }

@@ -1,7 +1,8 @@
 import { RemovalStopped, stopFor } from '../../model/errors.js';
-import type { GuardContext, Removal } from '../../provider-api/candidate.js';
+import type { GuardContext, Removal, StaleLock } from '../../provider-api/candidate.js';
 import type { OwnerJudgement } from '../../model/types.js';
 import { examineWorktree, type WorktreeEvidence } from './evidence.js';
+import { readLockBytes } from './link.js';
 
 export interface WorktreeRemovalPlan {
   /** The evidence the judgement was made on. */
@@ -14,6 +15,8 @@ export interface WorktreeRemovalPlan {
   rejudge(fresh: WorktreeEvidence, ctx: GuardContext): OwnerJudgement | Promise<OwnerJudgement>;
   /** Folders of the owner's that go with the worktree (Owl's worktree-config/<id>/). */
   alsoRemove?: string[];
+  /** A lock its tool left naming a process that is gone: unlocked by the executor right before the removal. */
+  unlock?: StaleLock;
 }
 
 /**
@@ -30,6 +33,7 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
     ownerRepo: link.ownerRepo,
     adminDir: link.adminDir,
     ...(plan.alsoRemove ? { alsoRemove: plan.alsoRemove } : {}),
+    ...(plan.unlock ? { unlock: plan.unlock } : {}),
     guard: {
       async recheck(ctx) {
         // As whom the executor removes it (rule 20): whom its status ran as when it was judged.
@@ -42,6 +46,13 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
             'admin-mismatch',
             `${link.path} now belongs to another admin entry than ${link.adminDir}; left alone`,
           );
+        const lock = plan.unlock;
+        if (lock && !sameBytes(readLockBytes(link.adminDir), lock.bytes))
+          throw new RemovalStopped(
+            'refused',
+            'changed-during-inspection',
+            `the lock ${lock.lockedFile} of ${link.path} changed since it was judged; left alone`,
+          );
         if (fresh.git?.head.commit !== plan.judged.git?.head.commit)
           throw new RemovalStopped(
             'refused',
@@ -53,3 +64,6 @@ export function gitWorktreeRemoval(plan: WorktreeRemovalPlan): Removal {
     },
   };
 }
+
+const sameBytes = (now: Uint8Array | null, judged: Uint8Array): boolean =>
+  now !== null && Buffer.from(now).equals(Buffer.from(judged));

@@ -6,6 +6,7 @@ import {
   type SandboxExtras,
 } from '../../provider-api/sandbox.js';
 import { lutimes } from '../../safety/fs/write.js';
+import { processStart } from '../../safety/processes/process-start.js';
 import { sandboxCommit, sandboxGit, sandboxRepo, writeSandboxFile } from '../../engines/git-worktree/sandbox.js';
 
 const DAY = 86_400_000;
@@ -48,7 +49,17 @@ export const worktreesSandbox: SandboxBuilder = {
 
     await add(path.join(claude, 'agent-a1b2'), 'worktree-agent-a1b2');
     const running = await add(path.join(claude, 'agent-c3d4'), 'worktree-agent-c3d4');
-    await sandboxGit(repo, 'worktree', 'lock', '--reason', 'claude agent agent-c3d4 (pid 31337)', running);
+    // Claude Code's own lock text, naming a process that runs (the demo's own): Claude Code still claims it.
+    const self = processStart(process.pid);
+    const start = self.state === 'running' ? ` start ${self.start}` : '';
+    await sandboxGit(
+      repo,
+      'worktree',
+      'lock',
+      '--reason',
+      `claude agent agent-c3d4 (pid ${process.pid}${start})`,
+      running,
+    );
     const fresh = await add(path.join(claude, 'agent-e5f6'), 'worktree-agent-e5f6');
     // Claude Code's own record of the projects it worked in: how its set finds the repository.
     await writeSandboxFile(

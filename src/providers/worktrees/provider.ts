@@ -1,6 +1,15 @@
 import { errorMessage } from '../../model/errors.js';
 import type { Candidate } from '../../provider-api/candidate.js';
-import type { GatherContext, Gathering, Provider, WorktreeKeeper } from '../../provider-api/provider.js';
+import type {
+  BuiltInSet,
+  GatherContext,
+  Gathering,
+  LockContext,
+  Provider,
+  WorktreeKeeper,
+} from '../../provider-api/provider.js';
+import type { ProcessTable } from '../../safety/processes/processes.js';
+import { lockRuleOf, unlockOf, type LockRule } from '../../engines/git-worktree/stale-lock.js';
 import type { OwnerJudgement, RootStatus } from '../../model/types.js';
 import { createTreeCache } from '../../safety/walk/tree-cache.js';
 import { newestWrite } from '../../engines/git-worktree/idle.js';
@@ -37,6 +46,7 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
             policy: { set: root.set, idleAfterMs: root.idleAfterMs, nowMs },
             tool: builtIns.get(root.set)?.tool,
             describe: builtIns.get(root.set)?.describe,
+            staleLock: builtIns.get(root.set)?.staleLock,
           });
         roots.push({ provider: 'worktrees', root: root.root, ok: true });
       } catch (err) {
@@ -48,8 +58,9 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
         });
       }
     }
+    const looks: LookAround = { homes: ctx.homes, env: ctx.env };
     const examined = await examineSetWorktrees(
-      items.map((item) => ({ ...item, owner: item.root.owner })),
+      items.map((item) => ({ ...item, owner: item.root.owner, lockRule: lockRuleFor(item, looks, ctx.processes) })),
       ctx,
     );
     // A tool's live records are read once, and only for a set that has worktrees here.
@@ -66,7 +77,7 @@ export const worktreesGather: Pick<Provider, 'gather' | 'claimedAreas'> = {
       }
     }
     const candidates = items.map((item, k) =>
-      candidateFor(item, examined[k] as SetWorktreeEvidence, keepers.get(item.root.set), ctx),
+      candidateFor(item, examined[k] as SetWorktreeEvidence, keepers.get(item.root.set), ctx, looks),
     );
     return { roots, candidates };
   },
@@ -90,6 +101,16 @@ interface SetWorktree {
   tool: string | undefined;
   /** What that tool's own record says of the worktree, where its provider reads it. */
   describe: ((adminDir: string) => string | null) | undefined;
+  /** That tool's rule for its own git locks (Claude Code's), where it has one. */
+  staleLock: BuiltInSet['staleLock'];
+}
+
+/** What a lock rule reads besides the processes. */
+type LookAround = Omit<LockContext, 'processes'>;
+
+/** The set's rule for its tool's locks, bound to a look at the processes, or none. */
+function lockRuleFor(item: SetWorktree, looks: LookAround, processes: ProcessTable): LockRule | undefined {
+  return item.staleLock ? lockRuleOf(item.staleLock, item.root.owner.uid, { ...looks, processes }) : undefined;
 }
 
 function candidateFor(
@@ -97,10 +118,14 @@ function candidateFor(
   examined: SetWorktreeEvidence,
   keeper: WorktreeKeeper | undefined,
   ctx: GatherContext,
+  looks: LookAround,
 ): Candidate {
   const { root, worktree, policy } = item;
   const { evidence, newest, nested } = examined;
-  const judged = withKeeper(judgeSetWorktree(evidence, newest, policy, nested), keeper?.(worktree, root.owner));
+  const judged = withKeeper(
+    judgeSetWorktree(evidence, newest, policy, nested, examined.lock?.answer ?? null),
+    keeper?.(worktree, root.owner),
+  );
   const note = evidence.state === 'linked' ? (item.describe?.(evidence.link.adminDir) ?? null) : null;
   // The detail says which set found the worktree, and what its tool's own record says of it.
   const judgement = {
@@ -118,17 +143,22 @@ function candidateFor(
   if (evidence.state !== 'linked') return candidate;
   candidate.alsoWatch = [evidence.link.adminDir];
   if (judgement.decision === 'delete') {
+    const unlock = unlockOf(evidence.link, examined.lock);
     candidate.removal = gitWorktreeRemoval({
       judged: evidence,
+      ...(unlock ? { unlock } : {}),
       rejudge: async (fresh, guard) => {
         const link = fresh.state === 'linked' ? fresh.link : null;
-        // A fresh walk: the one the plan was made on may be minutes old.
+        // A fresh walk: the one the plan was made on may be minutes old; a lock, judged on a fresh look.
         const measure = createTreeCache();
+        const rule = link && link.lockedReason !== null ? lockRuleFor(item, looks, guard.lookAtProcesses()) : undefined;
+        const lock = link && rule ? await rule(link) : null;
         const again = judgeSetWorktree(
           fresh,
           link ? newestWrite([link.path, link.adminDir], measure) : { ms: null },
           { ...policy, nowMs: Date.now() },
           link ? scanNested(link.path, measure) : { ok: false, error: fresh.path },
+          lock?.answer ?? null,
         );
         // The tool's records read again, with a fresh look at its processes (a session started since).
         const keeps = builtInKeeps(ctx, root.set);

@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
 import { addWorktree, commitFile, makeRepo, sh } from '../../helpers/git-fixtures.js';
+import { startOf } from '../claude-code/fixtures.js';
 
 export interface SetsWorld {
   world: string;
@@ -69,7 +70,8 @@ export function buildSetsWorld(world: string): SetsWorld {
     'worktree',
     'lock',
     '--reason',
-    'claude agent agent-subagent (pid 4242)',
+    // A running subagent's: the lock names a process that runs (this one, with its start).
+    `claude agent agent-subagent (pid ${process.pid} start ${startOf(process.pid)})`,
     path.join(claude, 'agent-subagent'),
   );
   addWorktree(repo, path.join(claude, 'agent-done'), 'worktree-agent-done');

@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
+import { startOf } from '../claude-code/fixtures.js';
 import { makeKiloDb, projectIdOf } from '../kilo/fixtures.js';
 import { put } from '../../helpers/fs-fixtures.js';
 import { addWorktree, commitFile, makeRepo, sh } from '../../helpers/git-fixtures.js';
@@ -43,7 +44,15 @@ export function buildToolsHome(root: string): ToolsHome {
   const claude = path.join(shop, '.claude', 'worktrees');
   add('claude-code', addWorktree(shop, path.join(claude, 'feature-auth'), 'worktree-feature-auth'));
   const agent = add('claude-code', addWorktree(shop, path.join(claude, 'agent-a1b2c3d4'), 'worktree-agent-a1b2c3d4'));
-  sh(shop, 'worktree', 'lock', '--reason', 'claude agent agent-a1b2c3d4 (pid 4242)', agent);
+  // Its lock names a process that runs: this one, with its start, as Claude Code 2.1.332 writes it.
+  sh(
+    shop,
+    'worktree',
+    'lock',
+    '--reason',
+    `claude agent agent-a1b2c3d4 (pid ${process.pid} start ${startOf(process.pid)})`,
+    agent,
+  );
   add(
     'claude-code',
     addWorktree(shop, path.join(home, '.claude-worktrees', 'shop', 'bright-running-fox'), 'claude/bright-running-fox'),
