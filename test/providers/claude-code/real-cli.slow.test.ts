@@ -1,24 +1,29 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastPassRegistry } from '../../../src/outputs/metrics/last-pass.js';
 import { outcomeOfReport } from '../../../src/outputs/metrics/outcome.js';
-import { inventory } from '../../helpers/inventory.js';
+import { backdate, daysAgo, put } from '../../helpers/fs-fixtures.js';
+import { diffInventories, inventory } from '../../helpers/inventory.js';
 import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
-import { addUsers, type RealUser } from '../../helpers/users.js';
+import { addUsers, giveTo, type RealUser } from '../../helpers/users.js';
 import {
   backgroundTaskScript,
   CLAUDE_CODE,
   claudeIn,
   endOf,
+  LARGE_OUTPUT_PROMPT,
+  largeOutputScript,
+  startClaude,
   startClaudeWithBackgroundTask,
   taskOutputs,
+  WAITING_COMMAND,
 } from '../../support/real-clis/claude-code.js';
 import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
-import { layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
+import { gitWith, layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
 import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
-import { killHard, stateOf, treeOf, waitUntil } from '../../support/real-clis/run.js';
+import { cmdlineOf, killHard, stateOf, treeOf, waitUntil } from '../../support/real-clis/run.js';
 import { cliSandbox, startOf } from '../../support/real-clis/sandbox.js';
 
 let install: CliInstall;
@@ -26,7 +31,8 @@ let server: FakeModelServer;
 
 beforeAll(async () => {
   install = await installNpmCli(CLAUDE_CODE);
-  if (install.bin) server = await startFakeModelServer({ reply: backgroundTaskScript });
+  if (install.bin)
+    server = await startFakeModelServer({ reply: (turn) => largeOutputScript(turn) ?? backgroundTaskScript(turn) });
 }, 320_000);
 
 afterAll(async () => {
@@ -330,5 +336,180 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
     const second = await reconcile();
     expect(itemAt(second.report, project)).toMatchObject({ verdict: 'deleted', reason: 'session-ended' });
     expect(existsSync(project)).toBe(false);
+  }, 180_000);
+
+  it("leaves its own retention undone where no later Claude Code sweeps: a killed session's session-env, debug log and tool results (its transcript gone) go once past cleanupPeriodDays; its shell snapshot stays while another session of the folder runs, then goes", async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
+    const user = claudeUser();
+    const cc = claudeIn(install.bin as string, sandbox, server.port, { user });
+    const cwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'shop'));
+    const config = cc.config;
+    const waiting = (pid: number) => () => treeOf(pid).find((each) => cmdlineOf(each) === WAITING_COMMAND);
+
+    // A session that prints a lot (kept as a tool result), then waits in a Bash call; `--debug` writes its debug log.
+    const killed = startClaude(cc, cwd, ['-p', LARGE_OUTPUT_PROMPT, '--allowedTools', 'Bash', '--debug']);
+    await waitUntil('the first session to wait in its second Bash call', waiting(killed.pid as number), {
+      timeoutMs: 60_000,
+      context: killed.output,
+    });
+    const sid = JSON.parse(readFileSync(path.join(config, 'sessions', `${killed.pid}.json`), 'utf8'))
+      .sessionId as string;
+    const slug = path.join('projects', slugOf(cwd));
+    const layout = layoutOf(config, 5);
+    const results = layout.filter((name) => name.startsWith(`${slug}/${sid}/tool-results/`) && !name.endsWith('/'));
+    expect(results).toEqual([expect.stringMatching(new RegExp(`^${slug}/${sid}/tool-results/[0-9a-z]+\\.txt$`))]);
+    const snapshots = layout.filter((name) => name.startsWith('shell-snapshots/') && name !== 'shell-snapshots/');
+    expect(snapshots).toEqual([expect.stringMatching(/^shell-snapshots\/snapshot-bash-\d+-[a-z0-9]{6}\.sh$/)]);
+    expect(layout).toEqual(
+      expect.arrayContaining([
+        `session-env/${sid}/`,
+        `debug/${sid}.txt`,
+        'debug/latest@',
+        `${slug}/${sid}.jsonl`,
+        `sessions/${killed.pid}.json`,
+      ]),
+    );
+    expect(readlinkSync(path.join(config, 'debug', 'latest'))).toBe(path.join(config, 'debug', `${sid}.txt`));
+    const snapshot = path.join(config, snapshots[0] as string);
+    // Killed: its record and everything above stay; its shell still runs, carrying the session's id.
+    const shells = treeOf(killed.pid as number).slice(1);
+    await killHard(killed);
+    const orphan = shells.find((pid) => environOf(pid).includes(`CLAUDE_CODE_SESSION_ID=${sid}`));
+    expect(orphan).toBeDefined();
+
+    // Where the fixture stands in for what the CLI did not do here: Claude Code's own sweep took
+    // the transcript and left its tool results (as reported against 2.1.272); 2.1.332 writes no
+    // todos, so one is laid out as earlier versions wrote it; and forty days pass.
+    rmSync(path.join(config, slug, `${sid}.jsonl`));
+    put(path.join(config, 'todos', `${sid}-agent-${sid}.json`), '[]');
+    backdate(config, daysAgo(40));
+    giveTo(config, user);
+
+    // A live session of the same config folder, in another project: its start does not sweep either.
+    const otherCwd = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'live-app'));
+    const live = startClaude(cc, otherCwd, ['-p', LARGE_OUTPUT_PROMPT, '--allowedTools', 'Bash']);
+    await waitUntil('the live session to wait in its second Bash call', waiting(live.pid as number), {
+      timeoutMs: 60_000,
+      context: live.output,
+    });
+    for (const entry of [`session-env/${sid}`, `debug/${sid}.txt`, snapshots[0] as string])
+      expect(existsSync(path.join(config, entry)), entry).toBe(true);
+
+    const reconcile = () =>
+      pass({
+        dir: tempDir('aj-claude-pass-'),
+        only: ['claude-code'],
+        env: { HOME: sandbox.home, TMPDIR: sandbox.tmp },
+        config: {
+          homes: [sandbox.home],
+          minAge: '1h',
+          providers: { 'claude-code': { managedSettingsDir: path.join(sandbox.root, 'etc', 'claude-code') } },
+        },
+      });
+    const gone = [
+      path.join(config, 'session-env', sid),
+      path.join(config, 'debug', `${sid}.txt`),
+      path.join(config, 'todos', `${sid}-agent-${sid}.json`),
+      path.join(config, slug, sid, 'tool-results'),
+    ];
+
+    // 1. The orphaned shell still carries the session: its entries stay.
+    const first = await reconcile();
+    for (const at of gone.slice(0, 3))
+      expect(itemAt(first.report, at), at).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(itemAt(first.report, snapshot)).toMatchObject({ verdict: 'kept', reason: 'session-live' });
+
+    // 2. The shell ended: the session's entries go; the snapshot stays while the live session runs.
+    for (const pid of treeOf(orphan as number)) process.kill(pid, 'SIGKILL');
+    await waitUntil('the orphaned shell to end', () => stateOf(orphan as number) === null);
+    const before = inventory(config);
+    const second = await reconcile();
+    for (const at of gone) {
+      expect(itemAt(second.report, at), at).toMatchObject({ verdict: 'deleted', reason: 'retention-expired' });
+      expect(itemAt(second.report, at).detail).toContain("(30 days: Claude Code's default");
+    }
+    expect(itemAt(second.report, snapshot)).toMatchObject({ verdict: 'kept', reason: 'session-live' });
+    const rel = (at: string) => path.relative(config, at);
+    const changes = diffInventories(before, inventory(config));
+    expect(changes.removed).toEqual(
+      [...before.keys()].filter((key) => gone.some((at) => key === rel(at) || key.startsWith(`${rel(at)}/`))).sort(),
+    );
+    // `latest` is never the rule's: it stays, a link to the log that went.
+    expect(lstatSync(path.join(config, 'debug', 'latest')).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(config, slug, sid))).toBe(true);
+
+    // 3. The live session ended too, and its shell (which carries CLAUDECODE=1, so counts as a running
+    // Claude Code): the old snapshot goes, its own (not past the period) stays.
+    const liveShells = treeOf(live.pid as number).slice(1);
+    await killHard(live);
+    for (const pid of liveShells) process.kill(pid, 'SIGKILL');
+    await waitUntil("the live session's shells to end", () => liveShells.every((pid) => stateOf(pid) === null));
+    const third = await reconcile();
+    expect(itemAt(third.report, snapshot)).toMatchObject({ verdict: 'deleted', reason: 'retention-expired' });
+    expect(readdirSync(path.join(config, 'shell-snapshots'))).toHaveLength(1);
+  }, 240_000);
+
+  it('locks a --worktree with its own text and leaves the lock when it ends: unlocked and removed once idle, its branch kept; one a running Claude Code works in stays', async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-claude-cli-'));
+    const user = claudeUser();
+    const cc = claudeIn(install.bin as string, sandbox, server.port, { user });
+    const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'shop'));
+    const tree = path.join(repo, '.claude', 'worktrees', 'feat');
+    const locked = path.join(repo, '.git', 'worktrees', 'feat', 'locked');
+
+    // A session in a worktree of its own, ended cleanly: the worktree and its lock stay behind.
+    const ended = startClaude(cc, repo, ['--worktree', 'feat', '-p', 'hello']);
+    const exit = await new Promise<number | null>((resolve) => ended.once('exit', (code) => resolve(code)));
+    expect(exit, ended.output()).toBe(0);
+    expect(readFileSync(path.join(tree, '.git'), 'utf8')).toBe(`gitdir: ${path.dirname(locked)}\n`);
+    expect(readFileSync(locked, 'utf8')).toMatch(
+      new RegExp(`^claude session feat \\(pid ${ended.pid} start \\d+\\)\n$`),
+    );
+    expect(stateOf(ended.pid as number)).toBeNull();
+    expect(Object.keys(JSON.parse(readFileSync(path.join(sandbox.home, '.claude.json'), 'utf8')).projects)).toEqual([
+      repo,
+    ]);
+    // Another, still running in its worktree (waiting in a Bash call there).
+    const running = startClaude(cc, repo, ['--worktree', 'busy', '-p', LARGE_OUTPUT_PROMPT, '--allowedTools', 'Bash']);
+    await waitUntil(
+      'the running session to wait in its second Bash call',
+      () => treeOf(running.pid as number).find((each) => cmdlineOf(each) === WAITING_COMMAND),
+      { timeoutMs: 60_000, context: running.output },
+    );
+    const busy = path.join(repo, '.claude', 'worktrees', 'busy');
+    const busyLock = readFileSync(path.join(repo, '.git', 'worktrees', 'busy', 'locked'));
+    expect(busyLock.toString()).toBe(
+      `claude session busy (pid ${running.pid} start ${startOf(running.pid as number)})\n`,
+    );
+    // The fixture stands in for the time: four days pass (the set's idleAfter is 3d).
+    for (const each of [tree, path.dirname(locked), busy, path.join(repo, '.git', 'worktrees', 'busy')])
+      backdate(each, daysAgo(4));
+    const before = inventory(repo);
+
+    const { report } = await pass({
+      dir: tempDir('aj-claude-pass-'),
+      only: ['worktrees'],
+      env: { HOME: sandbox.home },
+      config: { homes: [sandbox.home], minAge: '1h' },
+    });
+
+    expect(itemAt(report, tree)).toMatchObject({ verdict: 'deleted', reason: 'idle-clean' });
+    expect(itemAt(report, tree).detail).toContain(
+      `its git lock is stale (Claude Code's own lock "claude session feat (pid ${ended.pid} start`,
+    );
+    expect(itemAt(report, busy)).toMatchObject({ verdict: 'refused', reason: 'in-use' });
+    expect(readFileSync(path.join(repo, '.git', 'worktrees', 'busy', 'locked'))).toEqual(busyLock);
+    const changes = diffInventories(before, inventory(repo));
+    const gone = [path.relative(repo, tree), path.relative(repo, path.dirname(locked))];
+    expect(changes.removed).toEqual(
+      [...before.keys()].filter((key) => gone.some((at) => key === at || key.startsWith(`${at}/`))).sort(),
+    );
+    expect(changes.added).toEqual([]);
+    expect(gitWith(sandbox.env, ['-c', 'safe.directory=*', 'branch', '--list', 'worktree-feat'], repo).trim()).toBe(
+      'worktree-feat',
+    );
+    await killHard(running);
   }, 180_000);
 });

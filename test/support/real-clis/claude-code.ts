@@ -135,6 +135,44 @@ export function endOf(running: RunningClaude): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/**
+ * `claude <args>` run by the sandbox's user in `cwd` (setpriv execs it: the pid is Claude Code's),
+ * left running; it and every process of its user end with the test. The project, made by the test,
+ * is the user's first, as a user's own repository is.
+ */
+export function startClaude(cc: ClaudeCode, cwd: string, args: string[]): ReturnType<typeof startRunning> {
+  giveTo(cwd, cc.user);
+  runners.add(cc.user);
+  const asUser = [`--reuid=${cc.user.uid}`, `--regid=${cc.user.gid}`, '--clear-groups', '--'];
+  const child = startRunning('setpriv', [...asUser, cc.bin, ...args], {
+    cwd,
+    env: cc.sandbox.env,
+    timeoutMs: 300_000,
+  });
+  started.push(child);
+  return child;
+}
+
+/** The prompt that makes `largeOutputScript` print a large output, then wait in a foreground Bash call. */
+export const LARGE_OUTPUT_PROMPT = 'print a lot, then wait';
+
+/** What that Bash call waits with: 2.1.332 blocks a standalone `sleep` of that length. */
+export const WAITING_COMMAND = 'tail -f /dev/null';
+
+/**
+ * The fake model's part for `LARGE_OUTPUT_PROMPT`: a Bash call whose output is too large for the
+ * conversation (Claude Code keeps it under the session's `tool-results/`), then a command that
+ * waits in the foreground until it is killed. Undefined for any other prompt.
+ */
+export function largeOutputScript(turn: Turn): Reply | undefined {
+  if (!JSON.stringify(turn.body).includes(LARGE_OUTPUT_PROMPT)) return undefined;
+  if (turn.toolResults === 0)
+    return { tool: { name: 'Bash', input: { command: 'seq 1 300000', description: 'print a lot' } } };
+  if (turn.toolResults === 1)
+    return { tool: { name: 'Bash', input: { command: WAITING_COMMAND, description: 'wait', timeout: 600_000 } } };
+  return { text: 'Done.' };
+}
+
 /** The prompt that makes the script below start `command` as a background Bash task. */
 const backgroundPrompt = (command: string) => `run in the background: ${command}`;
 
@@ -179,19 +217,7 @@ export async function startClaudeWithBackgroundTask(
   command: string,
   root: string,
 ): Promise<RunningClaude> {
-  giveTo(cwd, cc.user);
-  runners.add(cc.user);
-  const asUser = [`--reuid=${cc.user.uid}`, `--regid=${cc.user.gid}`, '--clear-groups', '--'];
-  const child = startRunning(
-    'setpriv',
-    [...asUser, cc.bin, '-p', backgroundPrompt(command), '--allowedTools', 'Bash'],
-    {
-      cwd,
-      env: cc.sandbox.env,
-      timeoutMs: 300_000,
-    },
-  );
-  started.push(child);
+  const child = startClaude(cc, cwd, ['-p', backgroundPrompt(command), '--allowedTools', 'Bash']);
   const before = new Set(taskOutputs(root));
   const output = await waitUntil(
     'the background task to write its output',
