@@ -13,13 +13,15 @@ import { rootName, slugOf } from './layout.js';
 const DEAD = '3f2a9c1e-5b7d-4e8f-a0c6-1d2e3f4a5b6c';
 const LIVE = '8c7b6a59-4d3e-4f21-9e0d-c1b2a3f4e5d6';
 const STALE = '0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6';
+const DAY_MS = 86_400_000;
 
 /**
  * Claude Code's task output under a `claude-<uid>` in the sandbox (`providers.claude-code.tmpDir`
  * points there): a killed session's build log, three days old and still on disk (reclaimed, its
  * project folder with it); a session whose registry record names this very process, so it counts
- * as running (kept); an empty project folder (reclaimed); and the home's transcripts and a stale
- * registry record, reported and never touched.
+ * as running (kept); an empty project folder (reclaimed); the killed session's session-env folder
+ * and debug log, past Claude Code's own retention (reclaimed); and the home's transcripts and a
+ * stale registry record, reported and never touched.
  */
 export const claudeCodeSandbox: SandboxBuilder = {
   name: 'claude-code',
@@ -57,6 +59,18 @@ export const claudeCodeSandbox: SandboxBuilder = {
 
     await backdateTree(root, ctx.old);
     await backdateTree(config, ctx.old);
+    // Past Claude Code's own 30-day retention, which no later Claude Code applied: its session-env
+    // folder and debug log go by the owner's rule; its transcript stays.
+    const expired = new Date(Date.now() - 45 * DAY_MS);
+    const env = path.join(config, 'session-env', DEAD);
+    await writeSandboxFile(path.join(env, 'sessionstart-hook-0.sh'), 'export NODE_ENV=development\n');
+    const debugLog = Array.from(
+      { length: 400 },
+      (_, i) => `2026-10-01T10:00:${String(i % 60).padStart(2, '0')}.000Z [DEBUG] tool call ${i}\n`,
+    ).join('');
+    await writeSandboxFile(path.join(config, 'debug', `${DEAD}.txt`), debugLog);
+    await backdateTree(env, expired);
+    await backdateTree(path.join(config, 'debug', `${DEAD}.txt`), expired);
     return { config: { providers: { 'claude-code': { tmpDir: tmp } } } };
   },
 };

@@ -8,7 +8,7 @@ import { tempDir } from '../../helpers/temp.js';
 import { slugOf } from './fixtures.js';
 
 describe('the claude-code demo sandbox', () => {
-  it('lays out a dead session, a live one and an empty project folder; a report-only pass then a real pass reclaim the dead', async () => {
+  it('lays out a dead session (and its state past the retention period), a live one and an empty project folder; a report-only pass then a real pass reclaim the dead', async () => {
     const root = tempDir('aj-claude-demo-');
     const home = path.join(root, 'home');
     mkdirSync(home);
@@ -31,6 +31,8 @@ describe('the claude-code demo sandbox', () => {
       'kept claude-state-reported',
       'kept session-live',
       'would-delete project-folder-empty',
+      'would-delete retention-expired',
+      'would-delete retention-expired',
       'would-delete session-ended',
     ]);
     expect(dry.report.totals.wouldReclaimBytes).toBeGreaterThan(50_000);
@@ -39,6 +41,8 @@ describe('the claude-code demo sandbox', () => {
     expect(real.exitCode).toBe(0);
     expect(verdicts(real.report.items)).toEqual([
       'deleted project-folder-empty',
+      'deleted retention-expired',
+      'deleted retention-expired',
       'deleted session-ended',
       'kept claude-state-reported',
       'kept session-live',
@@ -48,8 +52,13 @@ describe('the claude-code demo sandbox', () => {
     expect(existsSync(path.join(claudeRoot, slugOf(path.join(root, 'projects', 'claude-app'))))).toBe(true);
     // The transcript the agent task's output linked to is untouched.
     const kept = diffInventories(before, inventory(root));
-    expect(kept.changed.filter((entry) => !entry.startsWith('tmp/'))).toEqual([]);
-    expect(kept.removed.every((entry) => entry.startsWith('tmp/'))).toBe(true);
+    const expired = ['home/.claude/debug', 'home/.claude/session-env'];
+    expect(kept.changed.filter((entry) => !entry.startsWith('tmp/'))).toEqual(expired);
+    expect(kept.removed.filter((entry) => !entry.startsWith('tmp/'))).toEqual([
+      expect.stringMatching(/^home\/\.claude\/debug\/[0-9a-f-]+\.txt$/),
+      expect.stringMatching(/^home\/\.claude\/session-env\/[0-9a-f-]+$/),
+      expect.stringMatching(/^home\/\.claude\/session-env\/[0-9a-f-]+\/sessionstart-hook-0\.sh$/),
+    ]);
     expect(lstatSync(path.join(home, '.claude', 'projects')).isDirectory()).toBe(true);
   });
 });
