@@ -14,6 +14,8 @@ export interface RetentionListing {
   linkedFolders: Array<{ path: string; class: RetentionClass }>;
   /** Folders that could not be listed: what is in them is not judged. */
   problems: Array<{ path: string; why: string }>;
+  /** Quarantines an interrupted removal of a folder of the rule left (`session-env/`, a session's `tool-results`). */
+  quarantines: string[];
   /** The transcripts (`projects/<slug>/*.jsonl`) seen on the way: reported, never judged. */
   transcripts: { files: number; bytes: number };
   /** The `projects/<slug>/<sid>/subagents/` folders seen on the way: reported, never judged. */
@@ -37,6 +39,7 @@ export function listRetention(config: string, cutoffMs: number): RetentionListin
     entries: [],
     linkedFolders: [],
     problems: [],
+    quarantines: [],
     transcripts: { files: 0, bytes: 0 },
     subagents: [],
   };
@@ -99,7 +102,11 @@ function entriesOf(folder: string, cls: RetentionClass, listing: RetentionListin
   }
   const found: Array<[string, Stats]> = [];
   for (const name of names.map((each) => each.name).sort()) {
-    if (quarantinedName(name) !== null) continue;
+    if (quarantinedName(name) !== null) {
+      // Only the rule's folders go through a quarantine (a single file is unlinked where it is).
+      if (cls === 'session-env') listing.quarantines.push(path.join(folder, name));
+      continue;
+    }
     try {
       const each = lstatOrNullSync(path.join(folder, name));
       if (each) found.push([name, each]);
@@ -135,10 +142,23 @@ function listProject(project: string, slug: string, cutoffMs: number, listing: R
       listing.problems.push({ path: at, why: errorMessage(err) });
       continue;
     }
+    if (!transcript) listing.quarantines.push(...quarantinesIn(at, listing));
     if (!results) continue;
     const folder = path.join(at, 'tool-results');
     if (results.isSymbolicLink()) listing.linkedFolders.push({ path: folder, class: 'tool-results' });
     else if (results.isDirectory()) listToolResults(folder, results, name, slug, cutoffMs, listing);
+  }
+}
+
+/** The quarantines in a session folder whose transcript is gone (a `tool-results` an interrupted pass renamed). */
+function quarantinesIn(session: string, listing: RetentionListing): string[] {
+  try {
+    return ignoreMissing(() => readdirSync(session), [])
+      .filter((entry) => quarantinedName(entry.name) !== null)
+      .map((entry) => path.join(session, entry.name));
+  } catch (err) {
+    listing.problems.push({ path: session, why: errorMessage(err) });
+    return [];
   }
 }
 

@@ -62,6 +62,15 @@ export async function retentionItems(
       });
       if (judgement) candidates.push(item(entry.path, judgement, removalOf(entry, judgement)));
     }
+    for (const leftover of listing.quarantines)
+      candidates.push({
+        ...item(leftover, {
+          decision: 'delete',
+          reason: 'quarantine-leftover',
+          detail: `${path.basename(leftover)} is a quarantine an earlier pass proved dead by Claude Code's own retention and did not finish deleting`,
+        }),
+        kind: 'quarantine',
+      });
     for (const linked of listing.linkedFolders)
       candidates.push(
         item(linked.path, {

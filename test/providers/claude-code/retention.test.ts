@@ -284,6 +284,30 @@ describe("claude-code: Claude Code's own retention, where Claude Code did not ap
         expect(verdictOf(second.report, at), at).toBe('owner-retention deleted retention-expired');
   });
 
+  it("finishes the quarantine an interrupted pass left of a session-env folder or a session's tool results, even while the period cannot be known", async () => {
+    const w = claudeWorld();
+    const s = sessionState(w.config, '/work/shop', OLD);
+    rmSync(s.transcript);
+    // What a pass killed between its quarantine rename and the delete leaves.
+    const leftovers = [
+      path.join(w.config, 'session-env', `.${s.sid}.cleanup-${randomUUID()}`),
+      path.join(path.dirname(s.toolResults), `.tool-results.cleanup-${randomUUID()}`),
+    ];
+    for (const leftover of leftovers) {
+      put(path.join(leftover, 'half.txt'), 'half deleted\n');
+      backdate(leftover, daysAgo(OLD));
+    }
+    put(path.join(w.config, 'settings.json'), 'not json');
+    const before = w.snapshot();
+
+    const { report } = await w.pass();
+
+    for (const leftover of leftovers)
+      expect(verdictOf(report, leftover)).toBe('quarantine deleted quarantine-leftover');
+    expect(verdictOf(report, s.env)).toBe('owner-retention refused settings-unknowable');
+    expect(w.changes(before).removed).toEqual(leftovers.flatMap((at) => under(w, before, at)).sort());
+  });
+
   it("refuses another user's file (foreign-owner) and a link (symlink: neither it nor its target touched), and reads nothing through a linked folder", async () => {
     const w = claudeWorld();
     const s = sessionState(w.config, '/work/shop', OLD);
