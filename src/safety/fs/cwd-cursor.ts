@@ -56,6 +56,11 @@ export class CwdCursor {
     return this.trail.length;
   }
 
+  /** The inodes of the folders from the root's child down to the current folder: the way back to an entry here. */
+  folderInodes(): number[] {
+    return this.trail.slice(1).map((folder) => folder.ino);
+  }
+
   /** The absolute path of the current folder, for messages only (built on demand). */
   describe(name?: string): string {
     const parts = [this.rootPath, ...this.names];

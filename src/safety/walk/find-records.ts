@@ -1,5 +1,5 @@
 import { FILE_TYPE, FOLDER_TYPE, isForeign } from '../owners/ownership.js';
-import type { EntryIdentity, EntryVisitor, TreeFacts } from './walk.js';
+import { largerFile, type EntryIdentity, type EntryVisitor, type TreeFacts } from './walk.js';
 
 /**
  * GNU find's `-printf` format for one entry, read back by `FindRecords`: depth, type, device,
@@ -26,6 +26,8 @@ interface TreeInProgress {
   dev: number;
   ownWalk: boolean;
   visit: EntryVisitor | undefined;
+  /** The inodes of the folders on the way to the entry at hand: the one at depth k is at k - 1. */
+  folders: number[];
 }
 
 const NEWLINE = 0x0a;
@@ -140,8 +142,16 @@ export class FindRecords {
     if (mtimeMs > facts.newestWriteMs) facts.newestWriteMs = mtimeMs;
     if (type !== DIRECTORY) {
       facts.bytes += size;
+      facts.files += 1;
+      // find lists a folder before what is in it: the folders on the way are the last one listed at each depth.
+      if (largerFile({ bytes: size, dev, ino }, facts.largest))
+        facts.largest = { bytes: size, dev, ino, trail: tree.folders.slice(0, depth - 1) };
       if (facts.newestFileWriteMs === null || mtimeMs > facts.newestFileWriteMs) facts.newestFileWriteMs = mtimeMs;
-    } else if (dev !== tree.dev) facts.mountInside = true;
+    } else {
+      tree.folders.length = depth - 1;
+      tree.folders.push(ino);
+      if (dev !== tree.dev) facts.mountInside = true;
+    }
   }
 
   private openTree(
@@ -165,6 +175,8 @@ export class FindRecords {
     visit?.({ dev, ino });
     const facts: TreeFacts = {
       bytes: isDirectory ? 0 : size,
+      files: isDirectory ? 0 : 1,
+      largest: isDirectory ? null : { bytes: size, dev, ino, trail: [] },
       newestWriteMs: mtimeMs,
       newestFileWriteMs: isDirectory ? null : mtimeMs,
       entries: 0,
@@ -172,7 +184,7 @@ export class FindRecords {
       nestedGit: { count: 0, paths: [] },
       uid: owner.uid,
     };
-    this.tree = { root, facts, dev, ownWalk: isForeign(owner.uid, owner.uid, owner.mode), visit };
+    this.tree = { root, facts, dev, ownWalk: isForeign(owner.uid, owner.uid, owner.mode), visit, folders: [] };
   }
 
   /** The tree find has just moved past, when its batch is still clean. */

@@ -26,6 +26,8 @@ export interface TreeCache {
   whenMeasured(roots: readonly string[]): Promise<void>;
   /** Stops any walk still running ahead. */
   close(): void;
+  /** The facts of a tree walked already, without walking it. */
+  peek(root: string): TreeFacts | undefined;
 }
 
 export interface TreeCacheOptions {
@@ -89,6 +91,7 @@ export function createTreeCache(options: TreeCacheOptions = {}): TreeCache {
       }
     }
   };
+  measure.peek = (root: string): TreeFacts | undefined => cache.get(root);
   measure.close = (): void => {
     for (const walker of walkers.splice(0)) walker.stop();
     progressed();

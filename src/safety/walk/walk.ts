@@ -1,6 +1,6 @@
 import { errorCode, errorMessage } from '../../model/errors.js';
 import { CwdCursor, TreeSwappedError, type FolderIdentity } from '../fs/cwd-cursor.js';
-import { lstatSync } from '../fs/stat.js';
+import { lstatOrNullSync, lstatSync } from '../fs/stat.js';
 import { readdirNamesSync } from '../fs/list.js';
 import type { Stats } from '../fs/stat.js';
 import { foreignBecause, isForeign } from '../owners/ownership.js';
@@ -8,6 +8,10 @@ import { foreignBecause, isForeign } from '../owners/ownership.js';
 export interface TreeFacts {
   /** Apparent size: every non-directory entry's st_size (a symlink counts as the link itself). */
   bytes: number;
+  /** How many entries are not folders (files, links, sockets…), the root itself when it is one. */
+  files: number;
+  /** The largest of them (ties: the lowest inode), or null when there is none. */
+  largest: LargestFile | null;
   /** Newest mtime (ms) of the folder and every entry under it. */
   newestWriteMs: number;
   /**
@@ -33,6 +37,18 @@ export interface TreeFacts {
   vanished?: string;
 }
 
+/**
+ * The largest file of a tree, by identity: a walk that prints no names (GNU find's) still tells
+ * which it is, and `largestFilePath` finds its name when someone asks for it.
+ */
+export interface LargestFile {
+  bytes: number;
+  dev: number;
+  ino: number;
+  /** The inodes of the folders from the root's child down to the one that holds it (empty: in the root, or the root). */
+  trail: number[];
+}
+
 export interface NestedGitEntries {
   /** How many there are. */
   count: number;
@@ -56,13 +72,30 @@ export interface EntryIdentity {
 export type EntryVisitor = (entry: EntryIdentity) => void;
 
 /**
+ * Entries below the root that a walk leaves out, neither counted nor entered: what another walk
+ * measures (an item inside a tool's folder, a place inside another). Asked of every entry with its
+ * name; answers true to leave it out.
+ */
+export type EntrySkip = (entry: EntryIdentity, name: string) => boolean;
+
+/**
  * The size and newest write of a folder tree. An entry listed and then gone before its lstat is
  * never skipped as if it had not been there: the tree is walked once more, and that walk is the
  * answer, complete when nothing vanished during it, else saying which entry did (`vanished`).
  */
-export function measureTree(root: string, visit?: EntryVisitor): TreeFacts {
-  const first = walkTree(root, visit);
-  return first.vanished === undefined ? first : walkTree(root, visit);
+export function measureTree(root: string, visit?: EntryVisitor, skip?: EntrySkip): TreeFacts {
+  const first = walkTree(root, visit, skip);
+  return first.vanished === undefined ? first : walkTree(root, visit, skip);
+}
+
+/** Whether `a` is the larger file: more bytes, or as many and a lower device and inode (as any walk of the same tree says). */
+export function largerFile(
+  a: Pick<LargestFile, 'bytes' | 'dev' | 'ino'>,
+  b: Pick<LargestFile, 'bytes' | 'dev' | 'ino'> | null,
+): boolean {
+  if (b === null) return true;
+  if (a.bytes !== b.bytes) return a.bytes > b.bytes;
+  return a.dev !== b.dev ? a.dev < b.dev : a.ino < b.ino;
 }
 
 /**
@@ -70,11 +103,13 @@ export function measureTree(root: string, visit?: EntryVisitor): TreeFacts {
  * thousand levels deep has no recursion to overflow), never follows a link, never leaves the
  * filesystem of the root.
  */
-function walkTree(root: string, visit?: EntryVisitor): TreeFacts {
+function walkTree(root: string, visit?: EntryVisitor, skip?: EntrySkip): TreeFacts {
   const top = lstatSync(root);
   visit?.(top);
   const facts: TreeFacts = {
     bytes: top.isDirectory() ? 0 : top.size,
+    files: top.isDirectory() ? 0 : 1,
+    largest: top.isDirectory() ? null : { bytes: top.size, dev: top.dev, ino: top.ino, trail: [] },
     newestWriteMs: top.mtimeMs,
     newestFileWriteMs: top.isDirectory() ? null : top.mtimeMs,
     entries: 0,
@@ -88,7 +123,7 @@ function walkTree(root: string, visit?: EntryVisitor): TreeFacts {
   const cursor = new CwdCursor(root);
   try {
     cursor.open(top);
-    const frames: Pending[] = [scanHere(cursor, top.dev, facts, visit)];
+    const frames: Pending[] = [scanHere(cursor, top.dev, facts, visit, skip)];
     while (frames.length > 0) {
       const frame = frames[frames.length - 1] as Pending;
       const next = frame.pop();
@@ -106,7 +141,7 @@ function walkTree(root: string, visit?: EntryVisitor): TreeFacts {
         else facts.error ??= `cannot enter ${cursor.describe(name)}: ${errorMessage(err)}`;
         continue;
       }
-      frames.push(scanHere(cursor, top.dev, facts, visit));
+      frames.push(scanHere(cursor, top.dev, facts, visit, skip));
     }
   } catch (err) {
     facts.error ??= errorMessage(err);
@@ -116,7 +151,13 @@ function walkTree(root: string, visit?: EntryVisitor): TreeFacts {
   return facts;
 }
 
-function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: EntryVisitor): Pending {
+function scanHere(
+  cursor: CwdCursor,
+  device: number,
+  facts: TreeFacts,
+  visit?: EntryVisitor,
+  skip?: EntrySkip,
+): Pending {
   const folders: Pending = [];
   let names: string[];
   try {
@@ -134,6 +175,7 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
       else facts.error ??= `cannot stat ${cursor.describe(name)}: ${errorMessage(err)}`;
       continue;
     }
+    if (skip?.(stats, name)) continue;
     visit?.(stats);
     facts.entries += 1;
     if (facts.foreign === undefined && isForeign(facts.uid, stats.uid, stats.mode))
@@ -143,6 +185,9 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
     if (stats.mtimeMs > facts.newestWriteMs) facts.newestWriteMs = stats.mtimeMs;
     if (!stats.isDirectory()) {
       facts.bytes += stats.size;
+      facts.files += 1;
+      if (largerFile({ bytes: stats.size, dev: stats.dev, ino: stats.ino }, facts.largest))
+        facts.largest = { bytes: stats.size, dev: stats.dev, ino: stats.ino, trail: cursor.folderInodes() };
       if (facts.newestFileWriteMs === null || stats.mtimeMs > facts.newestFileWriteMs)
         facts.newestFileWriteMs = stats.mtimeMs;
     } else if (stats.dev !== device) facts.mountInside = true;
@@ -154,4 +199,34 @@ function scanHere(cursor: CwdCursor, device: number, facts: TreeFacts, visit?: E
 function noteNestedGit(found: NestedGitEntries, entry: string): void {
   found.count += 1;
   if (found.paths.length < NESTED_GIT_PATHS) found.paths.push(entry);
+}
+
+/**
+ * The path of a tree's largest file, found again from the root by the inodes of the folders on its
+ * way (a few folders listed, never the tree walked); null when the way no longer leads to it (the
+ * file or a folder above it moved since the walk).
+ */
+export function largestFilePath(root: string, largest: LargestFile): string | null {
+  try {
+    const top = lstatSync(root);
+    if (!top.isDirectory()) return top.dev === largest.dev && top.ino === largest.ino ? root : null;
+    let here = root;
+    for (const ino of largest.trail) {
+      const next = childWithInode(here, largest.dev, ino, true);
+      if (next === null) return null;
+      here = next;
+    }
+    return childWithInode(here, largest.dev, largest.ino, false);
+  } catch {
+    return null;
+  }
+}
+
+function childWithInode(folder: string, dev: number, ino: number, wantFolder: boolean): string | null {
+  for (const name of readdirNamesSync(folder)) {
+    const child = `${folder}/${name}`;
+    const stats = lstatOrNullSync(child);
+    if (stats && stats.dev === dev && stats.ino === ino && stats.isDirectory() === wantFolder) return child;
+  }
+  return null;
 }

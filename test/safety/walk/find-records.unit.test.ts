@@ -77,6 +77,8 @@ describe("reading find's records", () => {
     expect(handed.map((each) => each.root)).toEqual(['/r/a', '/r/b']);
     expect(handed[0]?.facts).toEqual({
       bytes: 15,
+      files: 2,
+      largest: { bytes: 10, dev: 7, ino: 101, trail: [] },
       newestWriteMs: msOf(1700000200, 0),
       newestFileWriteMs: msOf(1700000100, 1),
       entries: 3,
@@ -89,6 +91,29 @@ describe("reading find's records", () => {
     expect(seen.get('/r/a')?.map((each) => each.ino)).toEqual([100, 101, 102, 103]);
     expect(records.settled).toBe(2);
     expect(records.ended).toBe(true);
+  });
+
+  it('tells the largest file by the folders on its way, and of two as large the one of the lower inode', () => {
+    const tree = [
+      line(0, 'd', 7, 100, 4096, '1.0'),
+      line(1, 'd', 7, 110, 4096, '1.0'),
+      line(2, 'f', 7, 111, 50, '1.0'),
+      line(2, 'd', 7, 120, 4096, '1.0'),
+      line(3, 'f', 7, 121, 90, '1.0'),
+      line(1, 'd', 7, 130, 4096, '1.0'),
+      line(2, 'f', 7, 131, 80, '1.0'),
+      // As large as the largest, but of a higher inode; then one as large of a lower inode, higher up.
+      line(2, 'f', 7, 132, 90, '1.0'),
+      line(1, 'f', 7, 105, 90, '1.0'),
+      line(1, 'l', 7, 106, 3, '1.0'),
+      'E0 1\n',
+      'X0\n',
+    ].join('');
+    const { handed } = read(tree);
+    expect(handed[0]?.facts.files).toBe(6);
+    expect(handed[0]?.facts.largest).toEqual({ bytes: 90, dev: 7, ino: 105, trail: [] });
+    const deeper = read(tree.replace(line(1, 'f', 7, 105, 90, '1.0'), ''));
+    expect(deeper.handed[0]?.facts.largest).toEqual({ bytes: 90, dev: 7, ino: 121, trail: [110, 120] });
   });
 
   it('gives the same answer however the output is cut into reads', () => {

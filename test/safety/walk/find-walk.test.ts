@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   linkSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -13,8 +14,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FindWalk } from '../../../src/safety/walk/find-walk.js';
 import { createTreeCache } from '../../../src/safety/walk/tree-cache.js';
-import { measureTree, type EntryIdentity, type TreeFacts } from '../../../src/safety/walk/walk.js';
-import { bytesPath, latin1, spelled } from '../../helpers/bytes.js';
+import { largestFilePath, measureTree, type EntryIdentity, type TreeFacts } from '../../../src/safety/walk/walk.js';
+import { bytesPath, latin1, putBytes, spelled } from '../../helpers/bytes.js';
 import { deepChain, put } from '../../helpers/fs-fixtures.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -56,6 +57,21 @@ function varied(base: string, count: number): string[] {
     roots.push(root);
   }
   return roots;
+}
+
+/** Every entry of `root` that is not a folder, by Node's own recursive listing (names as bytes). */
+function filesOf(root: string): Array<{ path: string; bytes: number; ino: number }> {
+  const files: Array<{ path: string; bytes: number; ino: number }> = [];
+  const visit = (dir: Buffer) => {
+    for (const name of readdirSync(dir, { encoding: 'buffer' })) {
+      const full = Buffer.concat([dir, Buffer.from('/'), name]);
+      const stats = lstatSync(full);
+      if (stats.isDirectory()) visit(full);
+      else files.push({ path: spelled(full), bytes: stats.size, ino: stats.ino });
+    }
+  };
+  visit(Buffer.from(root));
+  return files;
 }
 
 /** Every entry's identity in `root`, by a walk of our own. */
@@ -124,6 +140,30 @@ describe('the walker ahead (GNU find beside the pass)', () => {
     }
     // Nothing is written anywhere but the trees' own test folder.
     expect(readdirSync(base)).toEqual(['trees']);
+  });
+
+  it('tells the same largest file and count of files as our own walk, and the largest is found again by its path', async () => {
+    const base = tempDir();
+    const roots = varied(path.join(base, 'trees'), 24);
+    // The largest file of one tree has a name that is not UTF-8, deep down; of another, a name that looks like a record.
+    putBytes(bytesPath(roots[4] as string, 'd1', 'deeper', latin1('gro\xdf-latin1')), 'y'.repeat(5000));
+    put(path.join(roots[7] as string, 'd2', 'line\nbreak 0 f 1 2'), 'z'.repeat(6000));
+    const { found } = await walkAll(roots);
+    expect([...found.keys()]).toEqual(roots);
+    for (const [root, facts] of found) {
+      const expected = filesOf(root);
+      expect(facts.files).toBe(expected.length);
+      const largest = expected.sort((a, b) => b.bytes - a.bytes || a.ino - b.ino)[0];
+      expect(largestFilePath(root, facts.largest as NonNullable<TreeFacts['largest']>)).toBe(largest?.path);
+    }
+    expect(largestFilePath(roots[4] as string, found.get(roots[4] as string)?.largest as never)).toBe(
+      spelled(bytesPath(roots[4] as string, 'd1', 'deeper', latin1('gro\xdf-latin1'))),
+    );
+    // Moved since the walk: it cannot be named any more.
+    const moved = found.get(roots[7] as string)?.largest as NonNullable<TreeFacts['largest']>;
+    renameSync(path.join(roots[7] as string, 'd2'), path.join(roots[7] as string, 'd9'));
+    expect(largestFilePath(roots[7] as string, { ...moved, trail: [...moved.trail, 1] })).toBeNull();
+    expect(largestFilePath(roots[7] as string, moved)).toBe(path.join(roots[7] as string, 'd9', 'line\nbreak 0 f 1 2'));
   });
 
   it('leaves to our own walk a tree with a repository below its top, a path that is not UTF-8 and what is no folder', async () => {
