@@ -22,6 +22,17 @@ export async function configCommand(args: ConfigArgs): Promise<number> {
  * where the report goes first, then the rest; the source is said in the heading instead.
  */
 function inContractOrder(effective: EffectiveConfig): Omit<EffectiveConfig, 'source'> {
-  const { source: _source, homes, minAge, reportDir, processCheck, metrics, serve, providers, ...rest } = effective;
-  return { homes, minAge, reportDir, processCheck, metrics, serve, providers, ...rest };
+  const {
+    source: _source,
+    homes,
+    minAge,
+    reportDir,
+    processCheck,
+    footprint,
+    metrics,
+    serve,
+    providers,
+    ...rest
+  } = effective;
+  return { homes, minAge, reportDir, processCheck, footprint, metrics, serve, providers, ...rest };
 }

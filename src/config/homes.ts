@@ -55,11 +55,12 @@ export async function expandUnder(base: string, pattern: string): Promise<string
   return current;
 }
 
-function hasMagic(part: string): boolean {
+export function hasMagic(part: string): boolean {
   return /[*?[]/.test(part);
 }
 
-function globToRegExp(glob: string): RegExp {
+/** A name pattern (`*`, `?`, `[…]`) as a RegExp that matches whole names; `*` takes no leading dot. */
+export function globToRegExp(glob: string): RegExp {
   let source = '';
   for (let i = 0; i < glob.length; i += 1) {
     const char = glob[i] as string;

@@ -66,6 +66,8 @@ const GENERAL = {
   minAge: duration.default('1h'),
   reportDir: nonEmptyString.optional(),
   processCheck: z.enum(['auto', 'required', 'off']).default('auto'),
+  // Where each tool's disk goes, by category: the walk of the tools' folders beside their items.
+  footprint: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   metrics: z
     .strictObject({
       textfile: nonEmptyString.optional(),

@@ -121,6 +121,44 @@ export interface Claim {
   reason: Reason;
 }
 
+/**
+ * What a byte of a tool's state is:
+ * - `scratch`: an item of a kind a pass may delete, whatever its verdict;
+ * - `transcripts`: conversation data (sessions, rollouts, chats);
+ * - `logs`;
+ * - `databases`: SQLite files and their `-wal` and `-shm` logs;
+ * - `checkpoints`: checkpoint repositories and folders that no item covers;
+ * - `worktrees`: folders of worktrees, less the worktrees that are items;
+ * - `tool-output`: full outputs of tools' calls;
+ * - `other`: every other byte of the tool's state.
+ */
+export type FootprintCategory =
+  | 'scratch'
+  | 'transcripts'
+  | 'logs'
+  | 'databases'
+  | 'checkpoints'
+  | 'worktrees'
+  | 'tool-output'
+  | 'other';
+
+/** One provider's bytes of one category. */
+export interface FootprintEntry {
+  provider: ProviderName;
+  category: FootprintCategory;
+  /** Apparent sizes of the files and links (and any other entry that is not a folder). */
+  bytes: number;
+  /** How many of them there are. */
+  files: number;
+  /** The largest single file of the category; null when there is none (or it moved before it could be named). */
+  largest: { path: string; bytes: number } | null;
+  /**
+   * The change since the footprint of the previous report.json (0 when unchanged); absent on the
+   * first pass, or when the previous report cannot be read or has no footprint.
+   */
+  growthBytes?: number;
+}
+
 export interface Totals {
   reclaimedBytes: number;
   /** Bytes of the `would-delete` items: what a deleting pass would free now. */
@@ -150,5 +188,7 @@ export interface Report {
   };
   providers: RootStatus[];
   items: ReportItem[];
+  /** Where each tool's disk goes, by category (src/model/footprint.ts); absent when the config turns it off. */
+  footprint?: FootprintEntry[];
   totals: Totals;
 }

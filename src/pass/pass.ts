@@ -20,8 +20,9 @@ import { errorMessage, UsageError } from '../model/errors.js';
 import { executePlan, type ExecutedDeletion, type PlannedDeletion } from './executor.js';
 import type { PassProgress } from './progress.js';
 import type { Candidate } from '../provider-api/candidate.js';
-import type { Liveness, ProviderName, Report, ReportItem, RootStatus } from '../model/types.js';
-import type { Provider } from '../provider-api/provider.js';
+import type { FootprintEntry, Liveness, ProviderName, Report, ReportItem, RootStatus } from '../model/types.js';
+import type { GatherContext, Provider } from '../provider-api/provider.js';
+import { measureFootprint } from './footprint.js';
 import { VERSION } from '../util/version.js';
 
 export interface PassOptions {
@@ -77,6 +78,8 @@ interface PassSight {
   measureAhead: (roots: readonly string[]) => void;
   /** Resolves once `measure` would not take these from the walk ahead. */
   whenMeasured: (roots: readonly string[]) => Promise<void>;
+  /** The facts of a tree the pass walked already, without walking it. */
+  walked: (root: string) => TreeFacts | undefined;
 }
 
 async function lockedPass(options: PassOptions, homes: string[]): Promise<PassResult> {
@@ -109,10 +112,21 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
     measure: toldOfSizes(trees, options.progress),
     measureAhead: trees.ahead,
     whenMeasured: trees.whenMeasured,
+    walked: trees.peek,
   };
   const liveness = describeLiveness(processes);
   const { roots, plan } = await gatherAndPlan(options, homes, started, sight, liveness, clock).finally(trees.close);
   watch?.clear();
+  // The disk as the pass found it, before anything is deleted, by the walks the plan made.
+  const footprint = options.config.footprint.enabled
+    ? await measureFootprint({
+        providers: selectProviders(options.providers, options.config, options.only),
+        contextFor: (provider) => contextFor(provider, options, homes, started, sight),
+        items: plan.items,
+        walked: sight.walked,
+        log: options.log,
+      })
+    : undefined;
 
   await options.onPlanned?.(plan.items);
   const executed =
@@ -121,6 +135,7 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
     options,
     { started, finished: clock(), liveness, roots },
     withOutcomes(plan.items, executed),
+    footprint,
   );
   const failed = roots.some((root) => !root.ok) || report.totals.failed > 0;
   return { report, exitCode: failed ? 1 : 0 };
@@ -157,19 +172,7 @@ async function gather(
         roots.push({ provider: provider.name, root: home, ok: true, warning: homeWarning(home) });
     options.progress?.gathering(provider.name, index + 1, selected.length);
     try {
-      const gathered = await provider.gather({
-        config,
-        homes,
-        now,
-        log: log.child({ provider: provider.name }),
-        env: options.env,
-        measure: sight.measure,
-        measureAhead: sight.measureAhead,
-        whenMeasured: sight.whenMeasured,
-        registry: options.providers,
-        processes: sight.seen,
-        holdersOf: (dir) => holdersOf(sight, dir),
-      });
+      const gathered = await provider.gather(contextFor(provider, options, homes, now, sight));
       roots.push(...gathered.roots);
       candidates.push(...gathered.candidates);
       options.progress?.gathered(provider.name, gathered.candidates.length);
@@ -181,6 +184,29 @@ async function gather(
     }
   }
   return { roots, candidates };
+}
+
+/** What a provider is told when asked to gather (and where its tool's state lives). */
+function contextFor(
+  provider: Provider,
+  options: PassOptions,
+  homes: string[],
+  now: Date,
+  sight: PassSight,
+): GatherContext {
+  return {
+    config: options.config,
+    homes,
+    now,
+    log: options.log.child({ provider: provider.name }),
+    env: options.env,
+    measure: sight.measure,
+    measureAhead: sight.measureAhead,
+    whenMeasured: sight.whenMeasured,
+    registry: options.providers,
+    processes: sight.seen,
+    holdersOf: (dir) => holdersOf(sight, dir),
+  };
 }
 
 /** The homes that name no folder, each said once on stderr: a pass over them finds nothing at all. */
@@ -302,6 +328,7 @@ function buildReport(
   options: PassOptions,
   pass: { started: Date; finished: Date; liveness: Liveness; roots: readonly RootStatus[] },
   items: readonly ReportItem[],
+  footprint: FootprintEntry[] | undefined,
 ): Report {
   const { liveness } = pass;
   return {
@@ -320,6 +347,7 @@ function buildReport(
     },
     providers: pass.roots.map(escapedRoot),
     items: items.map(escapedItem),
+    ...(footprint ? { footprint } : {}),
     totals: computeTotals(items),
   };
 }

@@ -7,6 +7,7 @@ import type { TreeFacts } from '../safety/walk/walk.js';
 import type { OwnerJudgement, ProviderName, ReasonTable, RootStatus } from '../model/types.js';
 import type { Owner } from '../safety/owners/owner.js';
 import type { Candidate } from './candidate.js';
+import type { FootprintPlace } from './footprint.js';
 import type { SandboxBuilder } from './sandbox.js';
 
 // What a provider is, what a pass gives it, and what it tells the other providers.
@@ -81,6 +82,13 @@ export interface Provider {
    * at /proc keeps them from every process's environment (rule 27).
    */
   processVariables?: readonly string[];
+  /**
+   * Where its tool's state lives, by category, for each home or location it finds (its
+   * `footprint.ts`): asked after the pass has judged its items, so the footprint can count the items
+   * as `scratch` and every other byte by its place. A provider without it has only its items'
+   * bytes in the footprint.
+   */
+  footprint?(ctx: GatherContext): Promise<FootprintPlace[]>;
 }
 
 /**

@@ -27,6 +27,7 @@ const accepted = async (raw: unknown): Promise<unknown> => {
 const DEFAULTS = {
   minAge: '1h',
   processCheck: 'auto',
+  footprint: { enabled: true },
   metrics: {},
   serve: { schedule: '*/30 * * * *', listen: '0.0.0.0:9464' },
   reclaim: { walMinBytes: '64MiB' },
@@ -83,6 +84,7 @@ describe('the config schema: defaults', () => {
       minAge: '1h30m',
       reportDir: '/var/lib/agent-janitor',
       processCheck: 'off',
+      footprint: { enabled: false },
       metrics: { textfile: '/tmp/m.prom', pushgateway: { url: 'https://gw', job: 'mine' } },
       serve: { schedule: '* * * * *', listen: '[::1]:80' },
       reclaim: { walMinBytes: '1GiB' },
@@ -308,6 +310,7 @@ describe('the config schema: one line naming the key', () => {
       'unknown key metrics.pushgateway.name',
     ],
     ['serve', { serve: { port: 1 } }, 'unknown key serve.port'],
+    ['footprint', { footprint: { categories: [] } }, 'unknown key footprint.categories'],
     ['providers', { providers: { cursor: {} } }, 'unknown key providers.cursor'],
     ['providers.watchfire', { providers: { watchfire: { roots: ['/w'] } } }, 'unknown key providers.watchfire.roots'],
     ['providers.kilo', { providers: { kilo: { app: ['kilo'] } } }, 'unknown key providers.kilo.app'],
