@@ -6,6 +6,7 @@ import { claudeCodeGather } from './provider.js';
 import { PROCESS_VARIABLES } from './layout.js';
 import { CLAUDE_CODE_REASONS } from './reasons.js';
 import { CLAUDE_SETS } from './worktree-sets.js';
+import { claudeCodeFootprint } from './footprint.js';
 
 /** Claude Code's background task output under `claude-<uid>`, and its worktrees as a set (README.md). */
 export const claudeCode: ProviderModule = {
@@ -16,5 +17,6 @@ export const claudeCode: ProviderModule = {
   anchors: CLAUDE_ANCHORS,
   worktreeSets: CLAUDE_SETS,
   processVariables: PROCESS_VARIABLES,
+  footprint: claudeCodeFootprint,
   ...claudeCodeGather,
 };

@@ -6,6 +6,7 @@ import { GEMINI_MARK_VARIABLE, geminiLocations, toolLabel } from './layout.js';
 import { geminiGather } from './provider.js';
 import { GEMINI_REASONS } from './reasons.js';
 import { SYSTEM_DEFAULTS_VARIABLE, SYSTEM_SETTINGS_VARIABLE } from './settings.js';
+import { geminiFootprint } from './footprint.js';
 
 /** Gemini CLI's and Qwen Code's checkpoint shadow repositories and project scratch (README.md). */
 export const gemini: ProviderModule = {
@@ -28,5 +29,6 @@ export const gemini: ProviderModule = {
         whose: `${toolLabel(location.tool)}'s project scratch`,
       },
     ]),
+  footprint: geminiFootprint,
   ...geminiGather,
 };

@@ -8,6 +8,7 @@ import { KILO_ANCHORS } from './projects-anchor.js';
 import { kiloGather } from './provider.js';
 import { KILO_REASONS } from './reasons.js';
 import { KILO_SETS } from './worktree-sets.js';
+import { kiloFootprint } from './footprint.js';
 
 const APPS: Record<string, string> = { opencode: "opencode's", kilo: "Kilo Code's" };
 
@@ -28,5 +29,6 @@ export const kilo: ProviderModule = {
   claimedNames: [KILO_DELETE],
   // Kilo Code hashes its git folders' paths as its $HOME or $XDG_DATA_HOME spells them (rule 25).
   processVariables: KILO_VARIABLES,
+  footprint: kiloFootprint,
   ...kiloGather,
 };

@@ -5,6 +5,7 @@ import { owlSandbox } from './demo.js';
 import { owlDataDirs } from './layout.js';
 import { owlGather } from './provider.js';
 import { OWL_REASONS } from './reasons.js';
+import { owlFootprint } from './footprint.js';
 
 /** Coding Owl's job worktrees (README.md). */
 export const owl: ProviderModule = {
@@ -17,5 +18,6 @@ export const owl: ProviderModule = {
       { owner: 'owl', folder: path.join(data, 'worktrees'), whose: "Coding Owl's job worktrees" },
       { owner: 'owl', folder: path.join(data, 'worktree-config'), whose: "Coding Owl's worktree configs" },
     ]),
+  footprint: owlFootprint,
   ...owlGather,
 };

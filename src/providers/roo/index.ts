@@ -3,6 +3,7 @@ import { rooSection } from './config.js';
 import { rooSandbox } from './demo.js';
 import { rooGather } from './provider.js';
 import { ROO_REASONS } from './reasons.js';
+import { rooFootprint } from './footprint.js';
 
 /** Roo Code's and the old Kilo Code extension's checkpoint repositories (README.md). */
 export const roo: ProviderModule = {
@@ -10,5 +11,6 @@ export const roo: ProviderModule = {
   section: rooSection,
   reasons: ROO_REASONS,
   sandbox: rooSandbox,
+  footprint: rooFootprint,
   ...rooGather,
 };

@@ -4,6 +4,7 @@ import { watchfireSandbox } from './demo.js';
 import { watchfireRoots } from './layout.js';
 import { watchfireGather } from './provider.js';
 import { WATCHFIRE_REASONS } from './reasons.js';
+import { watchfireFootprint } from './footprint.js';
 
 /** Watchfire's per-session agent homes (README.md). */
 export const watchfire: ProviderModule = {
@@ -13,5 +14,6 @@ export const watchfire: ProviderModule = {
   sandbox: watchfireSandbox,
   claimedFolders: (ctx) =>
     watchfireRoots(ctx).map((folder) => ({ owner: 'watchfire', folder, whose: "Watchfire's agent homes" })),
+  footprint: watchfireFootprint,
   ...watchfireGather,
 };

@@ -5,6 +5,7 @@ import { configureWorktrees } from './configure.js';
 import { worktreesSandbox } from './demo.js';
 import { worktreesGather } from './provider.js';
 import { WORKTREES_REASONS } from './reasons.js';
+import { worktreesFootprint } from './footprint.js';
 
 /** Other agent tools' git worktrees, in the built-in and configured sets of roots (README.md). */
 export const worktrees: ProviderModule = {
@@ -15,5 +16,6 @@ export const worktrees: ProviderModule = {
   configure: configureWorktrees,
   worktreeSets: OWN_SETS,
   worktreeSetSettings,
+  footprint: worktreesFootprint,
   ...worktreesGather,
 };
