@@ -1,6 +1,7 @@
 import { isHeld } from '../model/held.js';
-import type { ProviderName, Report, ReportItem } from '../model/types.js';
-import { formatBytes, formatCount, formatItems } from '../util/format.js';
+import { largestFirst } from '../model/footprint.js';
+import type { FootprintEntry, ProviderName, Report, ReportItem } from '../model/types.js';
+import { formatBytes, formatCount, formatGrowth, formatItems } from '../util/format.js';
 
 /**
  * report.md, the human summary: totals, then unfinished work first, then refusals, then deletions.
@@ -37,6 +38,7 @@ export function markdownLines(report: Report): string[] {
   }
   const warnings = new Set(report.providers.flatMap((p) => (p.warning ? [`- ${cell(p.warning)}`] : [])));
   if (warnings.size > 0) lines.push('## Warnings', '', ...warnings, '');
+  lines.push(...footprintTable(report.footprint));
   section(
     lines,
     'Unfinished work: a person must decide',
@@ -86,6 +88,29 @@ function byProvider(report: Report): string[] {
   const lines = [`| provider | ${title} | items | held by live processes |`, '| --- | --- | --- | --- |'];
   for (const [provider, row] of rows)
     lines.push(`| ${provider} | ${formatBytes(row.bytes)} | ${formatCount(row.items)} | ${formatBytes(row.held)} |`);
+  lines.push('');
+  return lines;
+}
+
+/**
+ * Where each tool's disk goes, largest first: one row per provider and category, with its growth
+ * since the previous report and its largest file.
+ */
+function footprintTable(footprint: readonly FootprintEntry[] | undefined): string[] {
+  if (!footprint || footprint.length === 0) return [];
+  const lines = [
+    "## Footprint: where each tool's disk goes",
+    '',
+    '| provider | category | size | files | growth | largest file |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const entry of largestFirst(footprint)) {
+    const growth = entry.growthBytes === undefined ? '-' : formatGrowth(entry.growthBytes);
+    const largest = entry.largest ? `${cell(entry.largest.path)} (${formatBytes(entry.largest.bytes)})` : '-';
+    lines.push(
+      `| ${entry.provider} | ${entry.category} | ${formatBytes(entry.bytes)} | ${formatCount(entry.files)} | ${growth} | ${largest} |`,
+    );
+  }
   lines.push('');
   return lines;
 }

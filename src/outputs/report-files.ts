@@ -1,4 +1,6 @@
 import path from 'node:path';
+import * as z from 'zod';
+import type { PreviousFootprint } from '../model/footprint.js';
 import type { Report, ReportItem } from '../model/types.js';
 import { appendPrivateFile, mkdir, writeFileAtomic } from '../safety/fs/write.js';
 import { readFileOrNull } from '../safety/fs/read.js';
@@ -40,6 +42,33 @@ export async function appendAudit(reportDir: string, item: ReportItem, time: Dat
   });
   await appendPrivateFile(path.join(reportDir, AUDIT_LOG), `${line}\n`, FILE_MODE);
 }
+
+/**
+ * The footprint of the report.json a pass is about to replace, for its growth; null where there is
+ * none to compare with: no report yet, one that cannot be read or parsed, or one without a footprint.
+ */
+export async function readPreviousFootprint(reportDir: string): Promise<PreviousFootprint | null> {
+  let text: string | null;
+  try {
+    text = await readFileOrNull(path.join(reportDir, REPORT_JSON));
+  } catch {
+    return null;
+  }
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = previousReport.safeParse(value);
+  return parsed.success ? parsed.data.footprint : null;
+}
+
+/** What growth reads of a previous report: each entry's provider, category and bytes. */
+const previousReport = z.looseObject({
+  footprint: z.array(z.looseObject({ provider: z.string(), category: z.string(), bytes: z.number() })),
+});
 
 export async function readLatestReport(reportDir: string): Promise<{ json: string; markdown: string | null } | null> {
   const json = await readFileOrNull(path.join(reportDir, REPORT_JSON));

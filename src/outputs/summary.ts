@@ -1,7 +1,8 @@
 import { isHeld } from '../model/held.js';
 import type { Report } from '../model/types.js';
 import { escapedItem } from '../pass/escape.js';
-import { formatBytes, formatCount, formatItems } from '../util/format.js';
+import { largestFirst } from '../model/footprint.js';
+import { formatBytes, formatCount, formatGrowth, formatItems } from '../util/format.js';
 
 /** How many of the largest deletions the summary names. */
 const LARGEST_SHOWN = 5;
@@ -25,6 +26,8 @@ export function renderSummary(report: Report, reportDir: string, metricsErrors: 
     const bytes = held.reduce((sum, item) => sum + item.bytes, 0);
     lines.push(`  held by live processes: ${formatBytes(bytes)} (${formatItems(held.length)} refused in-use)`);
   }
+  const footprint = largestCategories(report);
+  if (footprint) lines.push(footprint);
   for (const provider of report.providers.filter((p) => !p.ok)) {
     lines.push(
       `  provider ${provider.provider} at ${provider.root} could not be reconciled: ${provider.error ?? 'unknown error'}`,
@@ -38,6 +41,22 @@ export function renderSummary(report: Report, reportDir: string, metricsErrors: 
   for (const error of metricsErrors) lines.push(`  metrics not delivered, so the exit is 1: ${error}`);
   lines.push(`  report: ${reportDir}/report.md`);
   return `${lines.join('\n')}\n`;
+}
+
+/** How many of the footprint's categories the summary names. */
+const CATEGORIES_SHOWN = 3;
+
+/** "  disk, largest first: kilo checkpoints 12.0 GiB (+1.2 GiB), …": the footprint's three largest categories. */
+function largestCategories(report: Report): string | null {
+  const largest = largestFirst(report.footprint ?? [])
+    .filter((entry) => entry.bytes > 0)
+    .slice(0, CATEGORIES_SHOWN);
+  if (largest.length === 0) return null;
+  const named = largest.map((entry) => {
+    const growth = entry.growthBytes === undefined ? '' : ` (${formatGrowth(entry.growthBytes)})`;
+    return `${entry.provider} ${entry.category} ${formatBytes(entry.bytes)}${growth}`;
+  });
+  return `  disk, largest first: ${named.join(', ')}`;
 }
 
 /** " (in-use 2, symlink 1)": the reasons behind a verdict's count, most frequent first. */

@@ -6,7 +6,8 @@ import { runPass, selectProviders, type PassOptions } from '../pass/pass.js';
 import type { Report } from '../model/types.js';
 import { deliverMetrics, type Delivery } from '../outputs/metrics/deliver.js';
 import { outcomeOfReport, outcomeOfThrow, type PassOutcome } from '../outputs/metrics/outcome.js';
-import { appendAudit, writeReport } from '../outputs/report-files.js';
+import { appendAudit, readPreviousFootprint, writeReport } from '../outputs/report-files.js';
+import { withGrowth } from '../model/footprint.js';
 import { acquireRunLock } from '../safety/locks/run-lock.js';
 import { createTreeCache } from '../safety/walk/tree-cache.js';
 import { formatBytes, formatCount, formatItems } from '../util/format.js';
@@ -68,6 +69,8 @@ export async function reconcile(options: ReconcileOptions): Promise<Reconciled> 
     if (lock.repaired)
       options.log.warn({ lock: lock.path, was: lock.repaired }, 'the run lock file was unusable and has been replaced');
     try {
+      // Read under the lock, before this pass's report replaces it: the footprint's growth.
+      const previous = await readPreviousFootprint(options.config.reportDir);
       const result = await runPass({
         ...options,
         homes,
@@ -77,8 +80,10 @@ export async function reconcile(options: ReconcileOptions): Promise<Reconciled> 
         },
         onDeleted: (item, at) => appendAudit(options.config.reportDir, item, at),
       });
-      await writeReport(options.config.reportDir, result.report);
-      report = result.report;
+      report = result.report.footprint
+        ? { ...result.report, footprint: withGrowth(result.report.footprint, previous, names) }
+        : result.report;
+      await writeReport(options.config.reportDir, report);
       passExit = result.exitCode;
     } finally {
       lock.release();

@@ -11,6 +11,12 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
 }
 
+/** A change in bytes with its sign: "+1.2 GiB", "-512 B", "0 B". */
+export function formatGrowth(bytes: number): string {
+  if (bytes === 0) return '0 B';
+  return `${bytes > 0 ? '+' : '-'}${formatBytes(Math.abs(bytes))}`;
+}
+
 /** 4972 → "4,972": counts as a person reads them, the same on every machine. */
 export function formatCount(count: number): string {
   return count.toLocaleString('en-US');

@@ -58,6 +58,8 @@ function expectedFromReport(report: Report): Map<string, number> {
     if (item.verdict === 'refused') add(`agent_janitor_refused_items{${pk},reason=${item.reason}}`, 1);
     if (item.verdict === 'unfinished') add(`agent_janitor_unfinished_items{${pk},reason=${item.reason}}`, 1);
   }
+  for (const entry of report.footprint ?? [])
+    add(`agent_janitor_footprint_bytes{provider=${entry.provider},category=${entry.category}}`, entry.bytes);
   // Every provider of the pass reads up unless one of its roots failed (a tool absent from the home is no failure).
   for (const provider of PROVIDERS) out.set(`agent_janitor_provider_up{provider=${provider.name}}`, 1);
   for (const root of report.providers) {
@@ -79,6 +81,7 @@ function served(samples: Sample[]): Map<string, number> {
     agent_janitor_refused_items: ['provider', 'kind', 'reason'],
     agent_janitor_unfinished_items: ['provider', 'kind', 'reason'],
     agent_janitor_provider_up: ['provider'],
+    agent_janitor_footprint_bytes: ['provider', 'category'],
   };
   for (const sample of samples) {
     const labels = keys[sample.name];
@@ -108,6 +111,7 @@ describe("run --metrics-file through the CLI, over every provider's sandbox", ()
     const dryExporter = await startNodeExporter(textDir);
     const drySamples = await scrape(`${dryExporter.url}/metrics`);
     expect(served(drySamples)).toEqual(expectedFromReport(planned));
+    expect(planned.footprint?.length).toBeGreaterThan(0);
     const reclaimable = drySamples.filter((sample) => sample.name === 'agent_janitor_reclaimable_bytes');
     expect(reclaimable.reduce((sum, sample) => sum + sample.value, 0)).toBe(planned.totals.wouldReclaimBytes);
     await dryExporter.stop();

@@ -18,6 +18,7 @@ export const CONTRACT_METRICS = new Set([
   'agent_janitor_reclaimable_bytes',
   'agent_janitor_held_bytes',
   'agent_janitor_provider_up',
+  'agent_janitor_footprint_bytes',
   'agent_janitor_last_run_timestamp_seconds',
   'agent_janitor_last_success_timestamp_seconds',
   'agent_janitor_run_duration_seconds',

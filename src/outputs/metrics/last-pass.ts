@@ -14,6 +14,7 @@ export const LAST_PASS_METRICS = {
   reclaimableBytes: 'agent_janitor_reclaimable_bytes',
   heldBytes: 'agent_janitor_held_bytes',
   providerUp: 'agent_janitor_provider_up',
+  footprintBytes: 'agent_janitor_footprint_bytes',
   lastRun: 'agent_janitor_last_run_timestamp_seconds',
   lastSuccess: 'agent_janitor_last_success_timestamp_seconds',
   runDuration: 'agent_janitor_run_duration_seconds',
@@ -65,6 +66,11 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
     "1 when the provider's source of truth could be read in the last pass.",
     ['provider'],
   );
+  const footprint = gauge(
+    LAST_PASS_METRICS.footprintBytes,
+    "Bytes of each tool's state on disk by category, whatever the verdicts (the report's footprint).",
+    ['provider', 'category'],
+  );
   const lastRun = gauge(LAST_PASS_METRICS.lastRun, 'End of the last pass, in seconds since the epoch.');
   const duration = gauge(LAST_PASS_METRICS.runDuration, 'Length of the last pass, in seconds.');
 
@@ -103,6 +109,15 @@ export function lastPassRegistry(outcome: PassOutcome, lastSuccessSeconds: numbe
     ),
   );
 
+  fill(
+    footprint,
+    new Map(
+      (outcome.report?.footprint ?? []).map((entry) => [
+        `${entry.provider}\0${entry.category}`,
+        { labels: { provider: entry.provider, category: entry.category }, value: entry.bytes },
+      ]),
+    ),
+  );
   for (const [provider, isUp] of providerUp(outcome)) up.set({ provider }, isUp ? 1 : 0);
   lastRun.set(outcome.finishedAt.getTime() / 1000);
   duration.set(Math.max(0, outcome.finishedAt.getTime() - outcome.startedAt.getTime()) / 1000);
