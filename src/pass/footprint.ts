@@ -76,12 +76,14 @@ export async function measureFootprint(input: FootprintInput): Promise<Footprint
     list.push({ name, apart: what });
     apart.set(key, list);
   };
-  for (const at of items.values()) {
-    if (at.scratch) setApart(at.key, at.name, { what: 'scratch' });
-    else if (!at.holds && !at.inScratch && at.facts) setApart(at.key, at.name, { what: 'item', at });
-  }
   for (const place of kept)
     setApart(identityKey(place.dev, place.ino), path.basename(place.canonical), { what: 'place' });
+  // An item that is a place itself is measured as that place.
+  for (const at of items.values()) {
+    if (at.scratch) setApart(at.key, at.name, { what: 'scratch' });
+    else if (!at.holds && !at.inScratch && at.facts && !apart.has(at.key))
+      setApart(at.key, at.name, { what: 'item', at });
+  }
 
   const tallies = new Map<string, Tally>();
   const add = (provider: ProviderName, category: FootprintCategory, facts: TreeFacts, root: string) => {
