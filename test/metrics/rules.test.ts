@@ -51,6 +51,7 @@ describe('Prometheus rules', () => {
       'agent_janitor_last_success_timestamp_seconds',
       'agent_janitor_provider_up',
       'agent_janitor_held_bytes',
+      'agent_janitor_footprint_bytes',
     ]) {
       expect(uses(metric), metric).toBe(true);
     }
@@ -61,7 +62,7 @@ describe('Prometheus rules', () => {
 });
 
 describe('Grafana dashboard', () => {
-  it('is an importable dashboard that shows scratch, reclaimed bytes, refusals, unfinished work and the last success', () => {
+  it('is an importable dashboard that shows scratch, reclaimed bytes, refusals, unfinished work, the footprint and the last success', () => {
     const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
       uid: string;
       title: string;
@@ -77,6 +78,7 @@ describe('Grafana dashboard', () => {
     expect(exprs.some((expr) => expr.includes('agent_janitor_last_success_timestamp_seconds'))).toBe(true);
     expect(exprs.some((expr) => expr.includes('agent_janitor_reclaimable_bytes{'))).toBe(true);
     expect(exprs.some((expr) => expr.includes('agent_janitor_held_bytes{'))).toBe(true);
+    expect(exprs.some((expr) => /sum by \(provider, category\) \(agent_janitor_footprint_bytes/.test(expr))).toBe(true);
     for (const expr of exprs)
       for (const name of metricNames(expr)) expect(CONTRACT_METRICS.has(name), `${expr}: ${name}`).toBe(true);
   });
