@@ -3,7 +3,7 @@ import type { FootprintCategory, FootprintEntry, ItemKind, ProviderName } from '
 // The footprint: where each tool's disk goes, whatever the verdicts (the report's `footprint`).
 
 /** Every category, in the order the report lists a provider's. */
-export const FOOTPRINT_CATEGORIES: readonly FootprintCategory[] = [
+const FOOTPRINT_CATEGORIES: readonly FootprintCategory[] = [
   'scratch',
   'transcripts',
   'logs',

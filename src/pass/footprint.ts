@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../model/errors.js';
 import { ITEM_CATEGORY, sortFootprint } from '../model/footprint.js';
-import type { FootprintCategory, FootprintEntry, ProviderName, ReportItem } from '../model/types.js';
+import type { FootprintCategory, FootprintEntry, ProviderName, ReportItem, RootStatus } from '../model/types.js';
 import type { GatherContext, Provider } from '../provider-api/provider.js';
 import { escapeBytes } from '../safety/fs/names.js';
 import { lstatOrNullSync } from '../safety/fs/stat.js';
@@ -16,6 +16,8 @@ export interface FootprintInput {
   providers: readonly Provider[];
   /** What each provider is told when asked for its places (the context of its gathering). */
   contextFor: (provider: Provider) => GatherContext;
+  /** The roots each provider's gather answered in this pass. */
+  roots: readonly RootStatus[];
   /** Every verdict of the plan: the items, measured as the plan saw them. */
   items: readonly ReportItem[];
   /** The pass's walk of a tree, where it walked it already. */
@@ -170,7 +172,8 @@ async function declaredPlaces(input: FootprintInput): Promise<FoundPlace[]> {
     const ctx = input.contextFor(provider);
     let found: FoundPlace[];
     try {
-      found = await findPlaces(provider.name, await provider.footprint(ctx), ctx.log);
+      const gathered = input.roots.filter((root) => root.provider === provider.name);
+      found = await findPlaces(provider.name, await provider.footprint(ctx, gathered), ctx.log);
     } catch (err) {
       input.log.warn({ provider: provider.name, err }, "the provider's footprint places could not be listed");
       continue;
@@ -191,20 +194,18 @@ function itemsOf(input: FootprintInput): Map<string, ItemAt> {
   for (const item of input.items) {
     if (item.path === null) continue;
     const target = path.resolve(item.path);
-    let stats: ReturnType<typeof lstatOrNullSync>;
-    try {
-      stats = lstatOrNullSync(target);
-    } catch {
-      stats = null;
-    }
-    if (!stats || items.has(target)) continue;
+    if (items.has(target)) continue;
+    // The plan's walk knows who the item is; one it did not walk is looked at now.
+    const facts = input.walked(target);
+    const identity = facts ?? lstatOrNull(target);
+    if (!identity) continue;
     items.set(target, {
       item,
       path: target,
-      key: identityKey(stats.dev, stats.ino),
+      key: identityKey(identity.dev, identity.ino),
       name: path.basename(target),
       scratch: ITEM_CATEGORY[item.kind] === 'scratch',
-      facts: input.walked(target),
+      facts,
       holds: false,
       inScratch: false,
       inPlace: false,
@@ -255,6 +256,14 @@ function placesHolding(places: readonly FoundPlace[], items: ReadonlyMap<string,
   for (const at of items.values()) markAbove(at.path);
   for (const place of places) for (const spelling of new Set([place.named, place.canonical])) markAbove(spelling);
   return holding;
+}
+
+function lstatOrNull(target: string): { dev: number; ino: number } | null {
+  try {
+    return lstatOrNullSync(target);
+  } catch {
+    return null;
+  }
 }
 
 /** Calls `test` on a path and each folder above it, up to `/`, until it answers true; answers whether one did. */

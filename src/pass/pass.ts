@@ -122,6 +122,7 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
     ? await measureFootprint({
         providers: selectProviders(options.providers, options.config, options.only),
         contextFor: (provider) => contextFor(provider, options, homes, started, sight),
+        roots,
         items: plan.items,
         walked: sight.walked,
         log: options.log,

@@ -85,10 +85,11 @@ export interface Provider {
   /**
    * Where its tool's state lives, by category, for each home or location it finds (its
    * `footprint.ts`): asked after the pass has judged its items, so the footprint can count the items
-   * as `scratch` and every other byte by its place. A provider without it has only its items'
-   * bytes in the footprint.
+   * as `scratch` and every other byte by its place. `gathered` is the roots its gather answered in
+   * this pass, for a provider whose folders take work to find (the worktree sets' roots). A
+   * provider without it has only its items' bytes in the footprint.
    */
-  footprint?(ctx: GatherContext): Promise<FootprintPlace[]>;
+  footprint?(ctx: GatherContext, gathered: readonly RootStatus[]): Promise<FootprintPlace[]>;
 }
 
 /**

@@ -183,6 +183,8 @@ export class FindRecords {
       mountInside: false,
       nestedGit: { count: 0, paths: [] },
       uid: owner.uid,
+      dev,
+      ino,
     };
     this.tree = { root, facts, dev, ownWalk: isForeign(owner.uid, owner.uid, owner.mode), visit, folders: [] };
   }

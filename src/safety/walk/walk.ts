@@ -28,6 +28,9 @@ export interface TreeFacts {
   nestedGit: NestedGitEntries;
   /** The uid of the top folder: the owner the whole tree would be deleted as. */
   uid: number;
+  /** The top's device and inode, as the walk saw it: the tree's identity without another lstat. */
+  dev: number;
+  ino: number;
   /** The first entry that keeps the tree from being deleted as that one owner, and why (rule 20). */
   foreign?: string;
   /**
@@ -116,6 +119,8 @@ function walkTree(root: string, visit?: EntryVisitor, skip?: EntrySkip): TreeFac
     mountInside: false,
     nestedGit: { count: 0, paths: [] },
     uid: top.uid,
+    dev: top.dev,
+    ino: top.ino,
   };
   const why = foreignBecause(top.uid, top);
   if (why) facts.foreign = `${root} ${why}`;

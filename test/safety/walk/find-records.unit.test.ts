@@ -85,6 +85,8 @@ describe("reading find's records", () => {
       mountInside: false,
       nestedGit: { count: 0, paths: [] },
       uid: OWNER,
+      dev: 7,
+      ino: 100,
     });
     expect(handed[1]?.facts.bytes).toBe(12);
     expect(handed[1]?.facts.newestWriteMs).toBe(msOf(1600000001, 123456789));
