@@ -25,6 +25,8 @@ export function buildFleet(dir, size) {
     old,
     homes,
     config: path.join(dir, 'agent-janitor.yaml'),
+    /** The same config with the footprint turned off, for the footprint's cost. */
+    configNoFootprint: path.join(dir, 'agent-janitor-no-footprint.yaml'),
     /** Every folder du walks: the Watchfire roots, Kilo's snapshot folders, the worktree set and admin folders. */
     roots: [],
     /** The items a pass must delete (candidates), and every folder that goes with them (admin entries). */
@@ -119,4 +121,5 @@ function writeConfig(fleet) {
   ];
   ensureDir(path.join(fleet.dir, 'tmp'));
   writeFileSync(fleet.config, `${lines.join('\n')}\n`);
+  writeFileSync(fleet.configNoFootprint, `${lines.join('\n')}\nfootprint: { enabled: false }\n`);
 }

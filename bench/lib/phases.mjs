@@ -7,7 +7,8 @@ import { interleave } from './samples.mjs';
 
 /**
  * `run --report-only` against `du -sb` over the same roots, with the walk alone, the walk ahead (GNU
- * find beside it) and a bare Node loop beside them, and the same pass on a host where 500 processes hold 50,000 files open (the
+ * find beside it) and a bare Node loop beside them, the same pass with the footprint turned off
+ * (what the footprint costs), and the same pass on a host where 500 processes hold 50,000 files open (the
  * /proc scan by path and identity, and each walked entry looked up among those files).
  */
 export async function reportOnlyPhase(fleet, samples, reps, log) {
@@ -16,7 +17,18 @@ export async function reportOnlyPhase(fleet, samples, reps, log) {
     samples,
     reps,
     [
-      ['report-only', async () => checkReportOnly(await runJanitor(fleet, { reportOnly: true }), expected)],
+      [
+        'report-only',
+        async () => withFootprint(checkReportOnly(await runJanitor(fleet, { reportOnly: true }), expected)),
+      ],
+      [
+        'report-only, no footprint',
+        async () =>
+          checkReportOnly(
+            await runJanitor({ ...fleet, config: fleet.configNoFootprint }, { reportOnly: true }),
+            expected,
+          ),
+      ],
       ['report-only, busy host', () => busyHostPass(fleet, expected)],
       ['du', () => measure('du', ['-sb', ...fleet.roots])],
       ['report-only session homes', () => runJanitor(fleet, { reportOnly: true, extra: ['--only', 'watchfire'] })],
@@ -46,6 +58,14 @@ async function busyHostPass(fleet, expected) {
   } finally {
     await stop();
   }
+}
+
+/** The pass measured the footprint: an entry for each of the fleet's providers' scratch at least. */
+function withFootprint(result) {
+  const scratch = (result.report.footprint ?? []).filter((entry) => entry.category === 'scratch');
+  if (scratch.length < 3)
+    throw new Error(`report-only: the footprint is missing: ${JSON.stringify(result.report.footprint)}`);
+  return result;
 }
 
 function checkReportOnly(result, expected) {

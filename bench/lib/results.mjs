@@ -39,6 +39,14 @@ export function buildRows(samples, fleet) {
       '—',
     );
     pair(
+      '`run --report-only` measuring the footprint, against the same pass without it (process)',
+      'report-only',
+      'report-only, no footprint',
+      '`footprint: { enabled: false }`',
+      '≤ 1.10 ×',
+      1.1,
+    );
+    pair(
       '`run --report-only` with 500 processes holding 50,000 files open (process)',
       'report-only, busy host',
       'report-only',
