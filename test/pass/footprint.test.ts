@@ -11,6 +11,7 @@ import { PROVIDERS } from '../../src/providers/registry.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
 import { backdate, daysAgo, put } from '../helpers/fs-fixtures.js';
 import { classifier, expectedFootprint, filesUnder, reportedFootprint, type Rule } from '../helpers/footprint.js';
+import { bytesPath, latin1, putBytes } from '../helpers/bytes.js';
 import { tempDir } from '../helpers/temp.js';
 import { addUsers, giveTo } from '../helpers/users.js';
 
@@ -209,6 +210,35 @@ describe('the footprint', () => {
         largest: { path: path.join(home, 'mine', 'own.log'), bytes: 77 },
       },
     ]);
+  });
+
+  it('names a largest file that is not UTF-8 with its bytes escaped; a previous report that cannot be read gives no growth', async () => {
+    const base = tempDir();
+    const { tool, items, places } = toolFolder(base);
+    putBytes(bytesPath(tool, 'logs', latin1('caf\xe9.log')), 'z'.repeat(5000));
+    const reportDir = path.join(base, 'report');
+    const providers = [provider('watchfire', items, () => places)];
+    const first = await run(providers, reportDir);
+    expect(first.footprint?.find((entry) => entry.category === 'logs')?.largest).toEqual({
+      path: `${tool}/logs/caf\\xe9.log`,
+      bytes: 5000,
+    });
+    writeFileSync(path.join(reportDir, 'report.json'), '{"footprint": [ cut off');
+    const afterGarbage = await run(providers, reportDir);
+    expect(afterGarbage.footprint?.some((entry) => 'growthBytes' in entry)).toBe(false);
+    put(path.join(tool, 'logs', 'more.log'), 'm'.repeat(64));
+    const third = await run(providers, reportDir);
+    const growth = new Map(third.footprint?.map((entry) => [entry.category, entry.growthBytes]));
+    expect(growth).toEqual(
+      new Map([
+        ['scratch', 0],
+        ['transcripts', 0],
+        ['logs', 64],
+        ['databases', 0],
+        ['checkpoints', 0],
+        ['other', 0],
+      ]),
+    );
   });
 
   it("is left out of the report when the config turns it off, and a provider's failure to list its places is no failure of the pass", async () => {
