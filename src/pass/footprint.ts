@@ -29,7 +29,8 @@ export interface FootprintInput {
 interface ItemAt {
   item: ReportItem;
   path: string;
-  key: string;
+  dev: number;
+  ino: number;
   name: string;
   scratch: boolean;
   facts: TreeFacts | undefined;
@@ -72,19 +73,21 @@ export async function measureFootprint(input: FootprintInput): Promise<Footprint
   const kept = places.filter((place) => !placeInScratch(place, items));
   for (const at of items.values()) if (!at.scratch) at.inPlace = selfOrAbove(at.path, (p) => placePaths.has(p));
 
-  const apart = new Map<string, Array<{ name: string; apart: Apart }>>();
-  const setApart = (key: string, name: string, what: Apart) => {
-    const list = apart.get(key) ?? [];
-    list.push({ name, apart: what });
-    apart.set(key, list);
+  // By inode, then device and name: a walk asks of every entry, and makes no string to ask.
+  const apart = new Map<number, Array<{ dev: number; name: string; apart: Apart }>>();
+  const setApart = (dev: number, ino: number, name: string, what: Apart) => {
+    const list = apart.get(ino) ?? [];
+    list.push({ dev, name, apart: what });
+    apart.set(ino, list);
   };
-  for (const place of kept)
-    setApart(identityKey(place.dev, place.ino), path.basename(place.canonical), { what: 'place' });
+  const apartAt = (dev: number, ino: number, name: string): Apart | undefined =>
+    apart.get(ino)?.find((each) => each.dev === dev && each.name === name)?.apart;
+  for (const place of kept) setApart(place.dev, place.ino, path.basename(place.canonical), { what: 'place' });
   // An item that is a place itself is measured as that place.
   for (const at of items.values()) {
-    if (at.scratch) setApart(at.key, at.name, { what: 'scratch' });
-    else if (!at.holds && !at.inScratch && at.facts && !apart.has(at.key))
-      setApart(at.key, at.name, { what: 'item', at });
+    if (at.scratch) setApart(at.dev, at.ino, at.name, { what: 'scratch' });
+    else if (!at.holds && !at.inScratch && at.facts && !apartAt(at.dev, at.ino, at.name))
+      setApart(at.dev, at.ino, at.name, { what: 'item', at });
   }
 
   const tallies = new Map<string, Tally>();
@@ -101,7 +104,7 @@ export async function measureFootprint(input: FootprintInput): Promise<Footprint
   const walkPlace = (provider: ProviderName, category: FootprintCategory, root: string) => {
     const reached: ItemAt[] = [];
     const facts = measureTree(root, undefined, (entry, name) => {
-      const found = apart.get(identityKey(entry.dev, entry.ino))?.find((each) => each.name === name)?.apart;
+      const found = apartAt(entry.dev, entry.ino, name);
       if (found?.what === 'item') reached.push(found.at);
       return found !== undefined;
     });
@@ -115,7 +118,7 @@ export async function measureFootprint(input: FootprintInput): Promise<Footprint
       }
   };
 
-  const byIdentity = new Map([...items.values()].map((at) => [at.key, at]));
+  const byIdentity = new Map([...items.values()].map((at) => [identityKey(at.dev, at.ino), at]));
   const holding = placesHolding(kept, items);
   for (const place of kept) {
     const same = byIdentity.get(identityKey(place.dev, place.ino));
@@ -202,7 +205,8 @@ function itemsOf(input: FootprintInput): Map<string, ItemAt> {
     items.set(target, {
       item,
       path: target,
-      key: identityKey(identity.dev, identity.ino),
+      dev: identity.dev,
+      ino: identity.ino,
       name: path.basename(target),
       scratch: ITEM_CATEGORY[item.kind] === 'scratch',
       facts,
