@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Report } from '../../src/model/types.js';
 import { describe, expect, it } from 'vitest';
 import { diffInventories, inventory } from '../helpers/inventory.js';
 import { waitFor } from '../helpers/processes.js';
@@ -64,6 +65,11 @@ describe('serve: HTTP', () => {
       1200,
     );
     expect(sampleValue(samples, 'agent_janitor_provider_up', { provider: 'watchfire' })).toBe(1);
+    // The footprint of the pass, as report.json has it.
+    const { footprint } = JSON.parse(report.text) as Report;
+    expect(footprint?.length).toBeGreaterThan(0);
+    for (const { provider, category, bytes } of footprint ?? [])
+      expect(sampleValue(samples, 'agent_janitor_footprint_bytes', { provider, category })).toBe(bytes);
     expect(sampleValue(samples, 'agent_janitor_last_success_timestamp_seconds')).toBeGreaterThan(0);
     // The default Node.js process metrics.
     expect(sampleValue(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
