@@ -93,6 +93,14 @@ function homeRules(home: string): Rule[] {
   at('codex', 'logs', '.codex', 'log');
   at('codex', 'databases', '.codex', '*.sqlite*');
   at('codex', 'worktrees', '.codex', 'worktrees');
+  at('copilot', 'other', '.copilot');
+  at('copilot', 'transcripts', '.copilot', 'session-state');
+  at('copilot', 'logs', '.copilot', 'logs');
+  at('copilot', 'databases', '.copilot', 'session-store.db*');
+  at('goose', 'other', '.local', 'state', 'goose');
+  at('goose', 'logs', '.local', 'state', 'goose', 'logs');
+  at('goose', 'other', '.local', 'share', 'goose');
+  at('goose', 'transcripts', '.local', 'share', 'goose', 'sessions');
   return rules;
 }
 

@@ -5,6 +5,7 @@ import { gooseSandbox } from './demo.js';
 import { gooseLocations, sessionsDir } from './layout.js';
 import { gooseGather } from './provider.js';
 import { GOOSE_REASONS } from './reasons.js';
+import { gooseFootprint } from './footprint.js';
 
 /** Goose's logs past its own 14-day retention, and its sessions reported (README.md). */
 export const goose: ProviderModule = {
@@ -19,5 +20,6 @@ export const goose: ProviderModule = {
       ...datas.map((data) => ({ owner: 'goose', folder: sessionsDir(data.dir), whose: "Goose's sessions" })),
     ];
   },
+  footprint: gooseFootprint,
   ...gooseGather,
 };
