@@ -132,6 +132,8 @@ export interface SessionInside {
   cwd: string | null;
   /** Why its cwd could not be resolved, where it could not. */
   unresolved?: string;
+  /** Why whether its lock's process is alive cannot be told, where it cannot (rule 19). */
+  livenessUnknown?: string;
 }
 
 /**
@@ -140,20 +142,27 @@ export interface SessionInside {
  * the worktree is refused.
  */
 export function judgeKeep(inside: readonly SessionInside[], unreadable: readonly string[]): OwnerJudgement | null {
-  const [first] = inside;
+  const known = inside.filter((session) => session.livenessUnknown === undefined);
+  const [first] = known;
   if (first) {
     const where =
       first.unresolved === undefined
         ? `works in ${first.cwd} inside it`
         : `works in ${first.cwd ?? 'a folder its workspace.yaml does not name'}, which cannot be resolved (${first.unresolved}), so it counts as inside`;
-    const more =
-      inside.length > 1 ? ` (and ${inside.length - 1} more live session${inside.length > 2 ? 's' : ''})` : '';
+    const more = known.length > 1 ? ` (and ${known.length - 1} more live session${known.length > 2 ? 's' : ''})` : '';
     return {
       decision: 'kept',
       reason: 'session-in-use',
       detail: `Copilot CLI session ${first.id} ${where}; its in-use lock names ${first.holder}${more}`,
     };
   }
+  const [maybe] = inside;
+  if (maybe)
+    return {
+      decision: 'refused',
+      reason: 'liveness-unknown',
+      detail: `Copilot CLI session ${maybe.id} may work in it: whether the process its in-use lock names is alive cannot be told (${maybe.livenessUnknown ?? ''})`,
+    };
   const [problem] = unreadable;
   if (problem)
     return {

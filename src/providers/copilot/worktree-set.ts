@@ -124,6 +124,7 @@ async function copilotKeeps(ctx: KeepContext): Promise<WorktreeKeeper> {
         resolution,
         ownerUid: state.owner.uid,
         ...(resolution.state === 'unknown' ? { unresolved: resolution.why } : {}),
+        ...(holder.liveness.state === 'unknown' ? { livenessUnknown: holder.liveness.why } : {}),
       });
     }
   }

@@ -74,4 +74,16 @@ describe('the copilot judge of a session and of a pull request’s worktree', ()
     });
     expect(judgeKeep([], [])).toBeNull();
   });
+
+  it('refuses a worktree with liveness-unknown where a session lock may name a live process (rule 19)', () => {
+    const maybe = {
+      id: 's2',
+      holder: 'process 9, which may be alive (blind)',
+      cwd: '/src/app.worktrees/fix',
+      livenessUnknown: 'processes cannot be seen (pid-namespace)',
+    };
+    expect(judgeKeep([maybe], [])).toMatchObject({ decision: 'refused', reason: 'liveness-unknown' });
+    const alive = { id: 's1', holder: 'process 7 (copilot), which is alive', cwd: '/src/app.worktrees/fix' };
+    expect(judgeKeep([maybe, alive], [])).toMatchObject({ decision: 'kept', reason: 'session-in-use' });
+  });
 });
