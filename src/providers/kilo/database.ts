@@ -13,6 +13,10 @@ export interface KiloRecords {
   projects: Map<string, Set<string>>;
   /** Every directory the rows name: main repositories, worktrees, session directories. */
   directories: Set<string>;
+  /** The id of every `session` row: a session diff whose id none has belongs to a deleted session. */
+  sessions: Set<string>;
+  /** The databases without a `session(id)` table, whose sessions cannot be known. */
+  sessionless: string[];
 }
 
 // kilo.db (latest, beta and prod channels), kilo-<channel>.db, and opencode's opencode.db.
@@ -38,7 +42,13 @@ export async function databaseFiles(dataDir: string, extra?: string): Promise<st
  * Throws a SourceOfTruthError naming the file when one cannot be read or has an unknown schema.
  */
 export function readKiloRecords(files: readonly string[]): KiloRecords {
-  const records: KiloRecords = { files: [...files], projects: new Map(), directories: new Set() };
+  const records: KiloRecords = {
+    files: [...files],
+    projects: new Map(),
+    directories: new Set(),
+    sessions: new Set(),
+    sessionless: [],
+  };
   for (const file of files) readOne(file, records);
   return records;
 }
@@ -66,6 +76,10 @@ function readOne(file: string, records: KiloRecords): void {
         }
       }
     }
+    if (columns(db, tables, 'session')?.has('id')) {
+      for (const row of db.prepare('SELECT id FROM session').all() as Array<{ id: unknown }>)
+        if (typeof row.id === 'string') records.sessions.add(row.id);
+    } else records.sessionless.push(file);
   });
 }
 
