@@ -4,6 +4,7 @@ import { kiloSandbox } from './demo.js';
 import { kiloLocations, snapshotRoot } from './layout.js';
 import { KILO_DELETE } from './leftovers.js';
 import { KILO_VARIABLES } from './lock-places.js';
+import { OPENCODE_DB } from './opencode-db-variable.js';
 import { KILO_ANCHORS } from './projects-anchor.js';
 import { kiloGather } from './provider.js';
 import { KILO_REASONS } from './reasons.js';
@@ -27,8 +28,9 @@ export const kilo: ProviderModule = {
   anchors: KILO_ANCHORS,
   worktreeSets: KILO_SETS,
   claimedNames: [KILO_DELETE],
-  // Kilo Code hashes its git folders' paths as its $HOME or $XDG_DATA_HOME spells them (rule 25).
-  processVariables: KILO_VARIABLES,
+  // Kilo Code hashes its git folders' paths as its $HOME or $XDG_DATA_HOME spells them (rule 25);
+  // a live opencode may keep its sessions in the database its OPENCODE_DB names (rule 27).
+  processVariables: [...KILO_VARIABLES, OPENCODE_DB],
   footprint: kiloFootprint,
   ...kiloGather,
 };

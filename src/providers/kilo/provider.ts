@@ -18,6 +18,7 @@ import { kiloDeleteLeftovers, ownerRepositories } from './leftovers.js';
 import { lockOf, snapshotLocksOf, surveyLocks } from './lock-places.js';
 import { OwnerRepos } from './owner-repo.js';
 import { checkpointRemoval } from './removal.js';
+import { retentionCandidates } from './retention.js';
 import { legacyGarbage, repositoryGarbage, type KiloLockContext } from './garbage.js';
 import { listSnapshots, type SnapshotListing } from './snapshots.js';
 
@@ -191,6 +192,9 @@ async function gatherLocation(
     });
     candidates.push(...(garbage?.candidates ?? []));
   }
+
+  // The app's own retention of its logs, tool outputs and session diffs, where it fails to apply it.
+  candidates.push(...(await retentionCandidates(location, homeOwner, records, sourceProblem, ctx)));
 
   // The Agent Manager's half-deleted worktrees, in every repository Kilo's records lead to.
   const directories = new Set<string>(records?.directories ?? []);

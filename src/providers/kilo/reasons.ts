@@ -22,4 +22,11 @@ export const KILO_REASONS = {
   'kilo-lock-held': ['refused'],
   'being-seeded': ['refused'],
   'lock-location-unknown': ['refused'],
+  'opencode-log-rotated': DELETES,
+  'opencode-log-reported': ['kept'],
+  'opencode-tool-output-expired': DELETES,
+  'opencode-tool-output-retained': ['kept'],
+  'opencode-diff-orphaned': DELETES,
+  'opencode-diff-live': ['kept'],
+  'kilo-retention-unverified': ['kept'],
 } as const satisfies ReasonTable;
