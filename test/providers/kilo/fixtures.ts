@@ -225,7 +225,7 @@ CREATE INDEX \`session_project_idx\` ON \`session\` (\`project_id\`);
 export interface KiloDbContent {
   projects: Array<{ id: string; worktree: string; sandboxes?: string[] }>;
   directories?: Array<{ projectId: string; directory: string; strategy?: string }>;
-  sessions?: Array<{ projectId: string; directory: string; title?: string }>;
+  sessions?: Array<{ projectId: string; directory: string; title?: string; id?: string }>;
 }
 
 /** A kilo.db in WAL mode with Kilo's project, project_directory and session tables. */
@@ -253,7 +253,7 @@ export function makeKiloDb(file: string, content: KiloDbContent): string {
       directory.run(row.projectId, row.directory, null, row.strategy ?? 'git_worktree', now);
     (content.sessions ?? []).forEach((row, index) => {
       session.run(
-        `ses_${String(index).padStart(26, '0')}`,
+        row.id ?? `ses_${String(index).padStart(26, '0')}`,
         row.projectId,
         `slug-${index}`,
         row.directory,
