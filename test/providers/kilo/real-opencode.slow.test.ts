@@ -1,14 +1,24 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backdate, daysAgo } from '../../helpers/fs-fixtures.js';
+import { diffInventories, inventory } from '../../helpers/inventory.js';
 import { itemAt, pass } from '../../helpers/pass.js';
 import { tempDir } from '../../helpers/temp.js';
 import { type FakeModelServer, startFakeModelServer } from '../../support/real-clis/fake-model-server.mjs';
 import { killGitMidPack } from '../../support/real-clis/git-garbage.js';
 import { gitWith, layoutOf, makeProject, modeOf } from '../../support/real-clis/layout.js';
 import { type CliInstall, installNpmCli } from '../../support/real-clis/npm-cli.js';
-import { OPENCODE, opencodeIn, opencodeRun, snapshotRepoOf } from '../../support/real-clis/opencode.js';
+import {
+  OPENCODE,
+  opencodeIn,
+  opencodeRun,
+  opencodeServe,
+  opencodeSession,
+  snapshotRepoOf,
+} from '../../support/real-clis/opencode.js';
+import { perProcessLog } from './opencode-data.js';
 import { cmdlineOf, killHard, runToEnd, startRunning, treeOf, waitUntil } from '../../support/real-clis/run.js';
 import { cliSandbox } from '../../support/real-clis/sandbox.js';
 
@@ -20,10 +30,19 @@ beforeAll(async () => {
   if (install.bin)
     server = await startFakeModelServer({
       // A turn that runs a long command, for opencode to be killed in; any other turn says hi.
-      reply: (turn) =>
-        JSON.stringify(turn.body).includes('work a while') && turn.toolResults === 0
-          ? { tool: { name: 'bash', input: { command: 'sleep 300', description: 'Wait a while' } } }
-          : undefined,
+      reply: (turn) => {
+        if (turn.toolResults > 0) return undefined;
+        const asked = JSON.stringify(turn.body);
+        if (asked.includes('work a while'))
+          return { tool: { name: 'bash', input: { command: 'sleep 300', description: 'Wait a while' } } };
+        // More than opencode's 2000 lines: it keeps the whole output in tool-output/.
+        if (asked.includes('print many lines'))
+          return { tool: { name: 'bash', input: { command: 'seq 1 5000', description: 'Print many lines' } } };
+        const made = /make the file ([\w.-]+)/.exec(asked)?.[1];
+        if (made)
+          return { tool: { name: 'bash', input: { command: `echo hello > ${made}`, description: 'Make a file' } } };
+        return undefined;
+      },
     });
 }, 320_000);
 
@@ -138,6 +157,116 @@ describe(`the real opencode ${OPENCODE.version}`, () => {
     expect(await sessions()).toBe(listed);
     expect(listed.match(/^ses_/gm)?.length).toBe(2);
     await runToEnd(oc.bin, ['run', '--continue', '-m', 'fake/fake-model', 'say hi again'], {
+      cwd: repo,
+      env: sandbox.env,
+      timeoutMs: 120_000,
+    });
+  }, 300_000);
+
+  it("leaves tool outputs, the diffs of deleted sessions and opencode.log that it never removes; a pass applies opencode's own retention to them, and opencode goes on", async (ctx) => {
+    if (!install.bin) ctx.skip(install.why);
+    const sandbox = cliSandbox(tempDir('aj-opencode-cli-'));
+    const oc = opencodeIn(install.bin as string, sandbox, server.port);
+    const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
+    const serve = await opencodeServe(oc, repo);
+    // A revert writes the session's file diffs; `opencode session delete` drops the session and leaves them.
+    const deleted = await opencodeSession(serve, 'make the file one.txt', true);
+    const live = await opencodeSession(serve, 'make the file two.txt', true);
+    await opencodeSession(serve, 'print many lines', false);
+    await serve.stop();
+    await runToEnd(oc.bin, ['session', 'delete', deleted], { cwd: repo, env: sandbox.env });
+
+    const diffs = path.join(oc.data, 'storage', 'session_diff');
+    const deletedDiff = path.join(diffs, `${deleted}.json`);
+    const liveDiff = path.join(diffs, `${live}.json`);
+    expect(layoutOf(diffs)).toEqual([`${deleted}.json`, `${live}.json`].sort());
+    // The shape test/providers/kilo/opencode-data.ts writes for the cases opencode cannot be made to reach.
+    const written = readFileSync(liveDiff, 'utf8');
+    expect(JSON.parse(written)).toEqual([
+      { file: 'two.txt', patch: expect.stringContaining('\n+hello\n'), additions: 1, deletions: 0, status: 'added' },
+    ]);
+    expect(written).toBe(JSON.stringify(JSON.parse(written), null, 2));
+    const outputs = path.join(oc.data, 'tool-output');
+    const [output, ...more] = layoutOf(outputs);
+    expect(more).toEqual([]);
+    expect(output).toMatch(/^tool_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    const toolOutput = path.join(outputs, output as string);
+    expect(readFileSync(toolOutput, 'utf8').split('\n').slice(0, 2)).toEqual(['1', '2']);
+    const log = path.join(oc.data, 'log');
+    expect(layoutOf(log)).toEqual(['opencode.log']);
+    expect(readFileSync(path.join(log, 'opencode.log'), 'utf8')).toMatch(/^timestamp=\S+ level=INFO run=[0-9a-f]{8} /);
+
+    // Past opencode's seven days (a test cannot wait them out); a turn of opencode leaves it all the same.
+    backdate(toolOutput, daysAgo(8));
+    await opencodeRun(oc, repo);
+    expect(existsSync(toolOutput)).toBe(true);
+    // 1.18.33 writes no per-process log: these stand in for an older opencode's (opencode-data.ts).
+    const older = Array.from({ length: 12 }, (_, k) => perProcessLog(log, new Date(Date.UTC(2025, 5, 1 + k, 9))));
+    backdate(log, daysAgo(30));
+    for (const file of [deletedDiff, liveDiff]) backdate(file, new Date(Date.now() - 2 * 3_600_000));
+    const runPass = () =>
+      pass({
+        dir: tempDir('aj-opencode-cli-run-'),
+        config: { homes: [sandbox.home], minAge: '1h' },
+        only: ['kilo'],
+        env: {
+          HOME: sandbox.home,
+          XDG_DATA_HOME: sandbox.env.XDG_DATA_HOME,
+          XDG_STATE_HOME: sandbox.env.XDG_STATE_HOME,
+          OPENCODE_DB: '',
+        },
+      });
+    // What a live opencode writes while the pass runs is left out of the comparison.
+    const ownWrites = [
+      path.join(log, 'opencode.log'),
+      ...['', '-wal', '-shm'].map((end) => path.join(oc.data, `opencode.db${end}`)),
+    ];
+    const contents = () => inventory(oc.data, { exclude: [...ownWrites, path.join(oc.data, 'snapshot')] });
+
+    // A live opencode that keeps its sessions in another database: no diff of an unknown session goes.
+    const elsewhere = path.join(sandbox.root, 'elsewhere', 'opencode.db');
+    mkdirSync(path.dirname(elsewhere));
+    const other = await opencodeServe(oc, repo, { OPENCODE_DB: elsewhere });
+    const before = contents();
+    const first = await runPass();
+    const refused = itemAt(first.report, deletedDiff);
+    expect(`${refused.verdict} ${refused.reason}`).toBe('refused owner-unknown');
+    expect(refused.detail).toContain(`process ${other.pid} (`);
+    expect(refused.detail).toContain(`carries OPENCODE_DB=${elsewhere}`);
+    for (const file of [toolOutput, ...older.slice(0, 2)]) expect(itemAt(first.report, file).verdict).toBe('deleted');
+    // opencode.log is reported with the process that holds it open.
+    const reported = first.report.items.find(
+      (item) => item.path === null && item.detail.startsWith(`${path.join(log, 'opencode.log')}:`),
+    );
+    expect(reported).toMatchObject({ verdict: 'kept', reason: 'opencode-log-reported' });
+    expect(reported?.detail).toContain(`held by process ${other.pid} (`);
+    const gone = diffInventories(before, contents());
+    expect(gone.removed.sort()).toEqual(
+      [toolOutput, ...older.slice(0, 2)].map((file) => path.relative(oc.data, file)).sort(),
+    );
+    expect(gone.added).toEqual([]);
+    await other.stop();
+
+    // Once no opencode names another database, the diff of the deleted session goes, and only it.
+    const again = contents();
+    const second = await runPass();
+    expect(itemAt(second.report, deletedDiff)).toMatchObject({ verdict: 'deleted', reason: 'opencode-diff-orphaned' });
+    expect(second.report.items.some((item) => item.path === liveDiff)).toBe(false);
+    expect(second.report.items.find((item) => item.path === null && item.detail.startsWith(`${diffs}:`))).toMatchObject(
+      { verdict: 'kept', reason: 'opencode-diff-live' },
+    );
+    expect(diffInventories(again, contents())).toEqual({
+      removed: [path.relative(oc.data, deletedDiff)],
+      changed: [path.relative(oc.data, diffs)],
+      added: [],
+    });
+    expect(readFileSync(liveDiff, 'utf8')).toBe(written);
+
+    // opencode lists its sessions as before, and goes on in the one whose diff stays.
+    const listed = await runToEnd(oc.bin, ['session', 'list'], { cwd: repo, env: sandbox.env });
+    expect(listed).toContain(live);
+    expect(listed).not.toContain(deleted);
+    await runToEnd(oc.bin, ['run', '--session', live, '-m', 'fake/fake-model', 'say hi again'], {
       cwd: repo,
       env: sandbox.env,
       timeoutMs: 120_000,
