@@ -3,7 +3,8 @@ import { ConfigError } from '../model/errors.js';
 import type { ClaimContext, ClaimedArea, Provider } from '../provider-api/provider.js';
 import { isInside } from '../safety/containment.js';
 import { realpathSync } from '../safety/fs/stat.js';
-import { createPlaceFinder } from '../safety/place.js';
+import { PathIndex } from '../safety/path-index.js';
+import { createPlaceFinder, type Place } from '../safety/place.js';
 
 /**
  * The first two areas of different owners that overlap: one is the other, or inside it, however
@@ -14,6 +15,7 @@ import { createPlaceFinder } from '../safety/place.js';
 function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea] | null {
   const placeOf = createPlaceFinder();
   const resolved = areas.map((area) => ({ area, place: placeOf(area.folder), at: canonicalFolder(area.folder) }));
+  if (!anyOverlap(resolved)) return null;
   for (let a = 0; a < resolved.length; a += 1) {
     for (let b = a + 1; b < resolved.length; b += 1) {
       const first = resolved[a] as (typeof resolved)[number];
@@ -29,6 +31,27 @@ function firstOverlap(areas: readonly ClaimedArea[]): [ClaimedArea, ClaimedArea]
     }
   }
   return null;
+}
+
+/**
+ * Whether any two areas of different owners overlap, asked of each area's own folders up to `/`
+ * rather than of every other area; where some do, firstOverlap finds the first pair in order.
+ */
+function anyOverlap(resolved: ReadonlyArray<{ area: ClaimedArea; place: Place; at: string }>): boolean {
+  const byIdentity = new Map<string, Set<string>>();
+  const byPath = new PathIndex<string>();
+  for (const { area, place, at } of resolved) {
+    byIdentity.set(place.self, (byIdentity.get(place.self) ?? new Set()).add(area.owner));
+    byPath.add(at, area.owner);
+  }
+  const another = (owners: Iterable<string> | undefined, mine: string) =>
+    [...(owners ?? [])].some((owner) => owner !== mine);
+  // Each pair is seen from its inner area: the other is the same entry or one of the folders above.
+  return resolved.some(
+    ({ area, place, at }) =>
+      [place.self, ...place.above].some((identity) => another(byIdentity.get(identity), area.owner)) ||
+      another(byPath.holding(at), area.owner),
+  );
 }
 
 /** Every area the enabled providers claim; throws a ConfigError (exit 2) naming two that overlap. */

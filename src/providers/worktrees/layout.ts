@@ -7,6 +7,7 @@ import type { RootStatus } from '../../model/types.js';
 import { isFolderOrLinkToOne, lstatOrNull } from '../../safety/fs/stat.js';
 import { readdirOrEmpty } from '../../safety/fs/list.js';
 import { locate } from '../../safety/owners/locations.js';
+import { PathIndex } from '../../safety/path-index.js';
 import { basisOf } from '../../safety/owners/location-basis.js';
 import type { Owner } from '../../safety/owners/owner.js';
 import { StateAnchors, staticBases, type RootBase } from './anchors.js';
@@ -47,6 +48,8 @@ export async function setRoots(ctx: ClaimContext): Promise<SetRoots> {
   const seen = new Set<string>();
   const state = new StateAnchors(ctx);
   const claimed = claimedFolders(ctx);
+  const claimedIndex = new PathIndex<true>();
+  for (const folder of claimed) claimedIndex.add(folder.folder, true);
   // Every root is looked up at once (most name nothing here: one readdir or lstat each, and each
   // a trip through the threadpool), then taken in the config's order, which decides what is kept.
   const lookedUp = await Promise.all(
@@ -63,7 +66,10 @@ export async function setRoots(ctx: ClaimContext): Promise<SetRoots> {
       const key = `${set.name}\0${root}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const owner = claimed.find((folder) => pathsOverlap(root, folder.folder));
+      // The index only rules out most roots quickly; the first claimed folder is found in order.
+      const owner = claimedIndex.overlaps(root)
+        ? claimed.find((folder) => pathsOverlap(root, folder.folder))
+        : undefined;
       if (owner) {
         ctx.log.debug({ set: set.name, root, claimedBy: owner.folder }, 'set root left to its own provider');
         continue;

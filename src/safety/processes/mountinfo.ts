@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { foldersUp } from '../path-index.js';
 import { parseDecimalDevice } from '../fs/device-number.js';
-import { isInside } from '../containment.js';
 
 /** One line of /proc/<pid>/mountinfo: which folder of which filesystem is mounted where. */
 export interface Mount {
@@ -55,11 +55,25 @@ export interface FilesystemPlace {
  * top. Null when no mount holds it.
  */
 export function placeOf(mounts: readonly Mount[], canonical: string): FilesystemPlace | null {
-  let best: Mount | null = null;
-  for (const mount of mounts) {
-    if (!isInside(mount.mountPoint, canonical)) continue;
-    if (!best || mount.mountPoint.length >= best.mountPoint.length) best = mount;
+  const byMountPoint = mountPointsOf(mounts);
+  // The deepest mount point above the path; of mounts on the same point, the last listed.
+  for (const folder of foldersUp(path.resolve(canonical))) {
+    const best = byMountPoint.get(folder);
+    if (best)
+      return { dev: best.dev, path: path.join(best.root, path.relative(best.mountPoint, canonical)), mountId: best.id };
   }
-  if (!best) return null;
-  return { dev: best.dev, path: path.join(best.root, path.relative(best.mountPoint, canonical)), mountId: best.id };
+  return null;
+}
+
+/** Each mount point's top mount, once per list of mounts (a pass asks of every item). */
+const mountPointIndexes = new WeakMap<readonly Mount[], Map<string, Mount>>();
+
+function mountPointsOf(mounts: readonly Mount[]): Map<string, Mount> {
+  let index = mountPointIndexes.get(mounts);
+  if (!index) {
+    index = new Map();
+    for (const mount of mounts) index.set(path.resolve(mount.mountPoint), mount);
+    mountPointIndexes.set(mounts, index);
+  }
+  return index;
 }
