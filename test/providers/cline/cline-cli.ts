@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collect } from '../../helpers/cli.js';
+import { installPackage } from '../../support/real-clis/npm-install.js';
 
 /**
  * The real Cline CLIs from npm, installed at test time into cache folders outside the repository
@@ -48,42 +49,15 @@ async function install(spec: string, name: string, check: (dir: string) => strin
   const dir = path.join(cache, 'node_modules', ...name.split('/'));
   if (existsSync(dir) && check(dir) === null) return { dir };
   mkdirSync(cacheRoot(), { recursive: true });
-  // Install beside the cache and rename into place, so that two runs never see half a package.
-  const staging = mkdtempSync(`${cache}.staging-`);
-  const npm = spawn(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      staging,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      spec,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } },
-  );
-  const result = await collect(npm, 600_000).catch((err: Error) => ({
-    code: -1,
-    signal: null,
-    stdout: '',
-    stderr: err.message,
-  }));
-  const staged = path.join(staging, 'node_modules', ...name.split('/'));
-  if (result.code !== 0 || !existsSync(staged)) {
-    rmSync(staging, { recursive: true, force: true });
-    const last = result.stderr.trim().split('\n').slice(-3).join(' | ');
-    return { dir: null, why: `npm could not install ${spec}: ${last || `exit ${result.code}`}` };
-  }
-  try {
-    rmSync(cache, { recursive: true, force: true });
-    renameSync(staging, cache);
-  } catch {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  const problem = existsSync(dir) ? check(dir) : `${dir} is missing after the install`;
+  const why = await installPackage({
+    spec,
+    cache,
+    expect: path.join('node_modules', ...name.split('/')),
+    timeoutMs: 600_000,
+    replace: true,
+  });
+  if (why !== null) return { dir: null, why };
+  const problem = check(dir);
   return problem === null ? { dir } : { dir: null, why: problem };
 }
 

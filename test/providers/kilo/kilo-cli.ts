@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { collect } from '../../helpers/cli.js';
+import { installPackage } from '../../support/real-clis/npm-install.js';
 
 /**
  * The real Kilo CLI (npm `@kilocode/cli-linux-x64`, whose `bin/kilo` is a self-contained
@@ -29,45 +30,13 @@ export async function installKiloCli(): Promise<KiloInstall> {
   const cache = kiloCacheDir();
   const bin = path.join(cache, 'node_modules', ...KILO_PACKAGE.split('/'), 'bin', 'kilo');
   if (existsSync(bin)) return { bin };
-  // Install beside the cache and rename into place, so that two runs never see half a package.
-  const staging = mkdtempSync(`${cache}.staging-`);
-  const npm = spawn(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      staging,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      `${KILO_PACKAGE}@${KILO_VERSION}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } },
-  );
-  const result = await collect(npm, 300_000).catch((err: Error) => ({
-    code: -1,
-    signal: null,
-    stdout: '',
-    stderr: err.message,
-  }));
-  const staged = path.join(staging, 'node_modules', ...KILO_PACKAGE.split('/'), 'bin', 'kilo');
-  if (result.code !== 0 || !existsSync(staged)) {
-    rmSync(staging, { recursive: true, force: true });
-    const last = result.stderr.trim().split('\n').slice(-3).join(' | ');
-    return {
-      bin: null,
-      why: `npm could not install ${KILO_PACKAGE}@${KILO_VERSION}: ${last || `exit ${result.code}`}`,
-    };
-  }
-  try {
-    renameSync(staging, cache);
-  } catch {
-    // Another run put it in place first; use theirs.
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return existsSync(bin) ? { bin } : { bin: null, why: `${bin} is missing after the install` };
+  const why = await installPackage({
+    spec: `${KILO_PACKAGE}@${KILO_VERSION}`,
+    cache,
+    expect: path.join('node_modules', ...KILO_PACKAGE.split('/'), 'bin', 'kilo'),
+    timeoutMs: 300_000,
+  });
+  return why === null ? { bin } : { bin: null, why };
 }
 
 export interface KiloSandbox {

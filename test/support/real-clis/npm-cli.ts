@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { collect } from '../../helpers/cli.js';
+import { installPackage } from './npm-install.js';
 
 /**
  * A real agent CLI from the npm registry, installed at test time into a cache folder outside the
@@ -45,41 +44,11 @@ export async function installNpmCli(cli: NpmCli): Promise<CliInstall> {
   const bin = path.join(cache, 'node_modules', cli.bin);
   if (existsSync(bin)) return { bin };
   mkdirSync(path.dirname(cache), { recursive: true });
-  // Install beside the cache and rename into place, so that two runs never see half a package.
-  const staging = mkdtempSync(`${cache}.staging-`);
-  const npm = spawn(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      staging,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      `${cli.name}@${cli.version}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } },
-  );
-  const result = await collect(npm, 300_000).catch((err: Error) => ({
-    code: -1,
-    signal: null,
-    stdout: '',
-    stderr: err.message,
-  }));
-  const staged = path.join(staging, 'node_modules', cli.bin);
-  if (result.code !== 0 || !existsSync(staged)) {
-    rmSync(staging, { recursive: true, force: true });
-    const last = result.stderr.trim().split('\n').slice(-3).join(' | ');
-    const why = result.code === 0 ? `${cli.bin} is not in the package` : last || `exit ${result.code}`;
-    return { bin: null, why: `npm could not install ${cli.name}@${cli.version}: ${why}` };
-  }
-  try {
-    renameSync(staging, cache);
-  } catch {
-    // Another run put it in place first; use theirs.
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return existsSync(bin) ? { bin } : { bin: null, why: `${bin} is missing after the install` };
+  const why = await installPackage({
+    spec: `${cli.name}@${cli.version}`,
+    cache,
+    expect: path.join('node_modules', cli.bin),
+    timeoutMs: 300_000,
+  });
+  return why === null ? { bin } : { bin: null, why };
 }
