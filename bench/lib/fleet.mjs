@@ -27,6 +27,8 @@ export function buildFleet(dir, size) {
     config: path.join(dir, 'agent-janitor.yaml'),
     /** The same config with the footprint turned off, for the footprint's cost. */
     configNoFootprint: path.join(dir, 'agent-janitor-no-footprint.yaml'),
+    /** The same config without the newest providers (Copilot CLI, Goose), for what they cost. */
+    configOlderProviders: path.join(dir, 'agent-janitor-older-providers.yaml'),
     /** Every folder du walks: the Watchfire roots, Kilo's snapshot folders, the worktree set and admin folders. */
     roots: [],
     /** The items a pass must delete (candidates), and every folder that goes with them (admin entries). */
@@ -122,4 +124,6 @@ function writeConfig(fleet) {
   ensureDir(path.join(fleet.dir, 'tmp'));
   writeFileSync(fleet.config, `${lines.join('\n')}\n`);
   writeFileSync(fleet.configNoFootprint, `${lines.join('\n')}\nfootprint: { enabled: false }\n`);
+  const older = [...lines, '  copilot:', '    enabled: false', '  goose:', '    enabled: false'];
+  writeFileSync(fleet.configOlderProviders, `${older.join('\n')}\n`);
 }

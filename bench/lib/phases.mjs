@@ -8,7 +8,7 @@ import { interleave } from './samples.mjs';
 /**
  * `run --report-only` against `du -sb` over the same roots, with the walk alone, the walk ahead (GNU
  * find beside it) and a bare Node loop beside them, the same pass with the footprint turned off
- * (what the footprint costs), and the same pass on a host where 500 processes hold 50,000 files open (the
+ * (what the footprint costs) and without the newest providers (what they cost), and the same pass on a host where 500 processes hold 50,000 files open (the
  * /proc scan by path and identity, and each walked entry looked up among those files).
  */
 export async function reportOnlyPhase(fleet, samples, reps, log) {
@@ -26,6 +26,14 @@ export async function reportOnlyPhase(fleet, samples, reps, log) {
         async () =>
           checkReportOnly(
             await runJanitor({ ...fleet, config: fleet.configNoFootprint }, { reportOnly: true }),
+            expected,
+          ),
+      ],
+      [
+        'report-only, older providers',
+        async () =>
+          checkReportOnly(
+            await runJanitor({ ...fleet, config: fleet.configOlderProviders }, { reportOnly: true }),
             expected,
           ),
       ],

@@ -47,6 +47,14 @@ export function buildRows(samples, fleet) {
       1.1,
     );
     pair(
+      '`run --report-only` with the providers `copilot` and `goose`, against the same pass without them (process)',
+      'report-only',
+      'report-only, older providers',
+      '`enabled: false` for both',
+      '≤ 1.10 ×',
+      1.1,
+    );
+    pair(
       '`run --report-only` with 500 processes holding 50,000 files open (process)',
       'report-only, busy host',
       'report-only',
