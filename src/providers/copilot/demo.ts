@@ -10,7 +10,7 @@ const ENDED = [999_999_001, 999_999_002, 999_999_003];
 /**
  * A Copilot CLI 1.0.60 user's `~/.copilot` on a machine where no Copilot ran a minute since last
  * week: the logs of three ended processes, ten days old (past Copilot's own seven days), a fresh
- * one, and the log of a process that is alive while the demo runs (its parent's pid); a named
+ * one, and the log of a process that is alive while the demo runs (the demo's own); a named
  * session and two sessions in pull-request worktrees that Copilot made beside the project
  * (`app.worktrees/`), one of them held by that live pid's in-use lock. The worktree of the ended
  * session is idle, clean, and its commit is the pull request's ref: it goes; the other stays.
@@ -28,7 +28,7 @@ export const copilotSandbox: SandboxBuilder = {
       dated.push([await writeSandboxFile(logOf(when, pid), logLines(when, 400)), when]);
     }
     dated.push([await writeSandboxFile(logOf(ctx.old, 999_999_004), logLines(ctx.old, 50)), ctx.old]);
-    const alive = process.ppid;
+    const alive = process.pid;
     await writeSandboxFile(logOf(longAgo, alive), logLines(longAgo, 50));
 
     const app = await sandboxRepo(path.join(ctx.root, 'projects', 'app'));

@@ -8,6 +8,8 @@ import type { Liveness } from './judge.js';
  * 26), and so does one the kernel would not show; where processes cannot be seen, it may be.
  */
 export function livenessOf(table: ProcessTable, pid: number): Liveness {
+  // The pass never looks at itself in /proc, and it is alive.
+  if (pid === process.pid) return { state: 'alive', process: `process ${pid} (this pass)` };
   if (!table.visible)
     return { state: 'unknown', why: table.why ?? `processes cannot be seen (${table.blindBecause ?? 'unknown'})` };
   const record = table.records.get(pid);
