@@ -1,7 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.js';
+import type { EffectiveConfig } from '../config/schema.js';
 import { rejectUnusablePlaces } from '../config/own-places.js';
 import { UsageError } from '../model/errors.js';
 import { reconcile } from '../reconcile/reconcile.js';
@@ -47,16 +49,25 @@ export async function demoCommand(args: DemoArgs): Promise<number> {
     for (const [k, pid] of holders.pids.entries())
       process.stdout.write(`Live process ${pid} writes into ${heldOpen[k]} until the demo ends\n`);
     process.stdout.write('\n== report-only pass ==\n');
-    const dry = await reconcile({ config, providers: PROVIDERS, reportOnly: true, log, env: { HOME: home } });
+    const dry = await reconcile({ ...passOf(config, log, home), reportOnly: true });
     process.stdout.write(renderSummary(dry.report, config.reportDir, dry.delivery.errors));
     process.stdout.write('\n== real pass ==\n');
-    const real = await reconcile({ config, providers: PROVIDERS, reportOnly: false, log, env: { HOME: home } });
+    const real = await reconcile({ ...passOf(config, log, home), reportOnly: false });
     process.stdout.write(renderSummary(real.report, config.reportDir, real.delivery.errors));
     process.stdout.write(`\nTry: agent-janitor report --config ${configFile}\n`);
     return real.exitCode;
   } finally {
     await holders.stop();
   }
+}
+
+/**
+ * The demo's passes: its sandbox's config, and only its own processes (the holders it starts),
+ * so that a live tool of the same user elsewhere on the machine (a Codex whose CODEX_HOME is
+ * another folder, say) never leads a demo out of its sandbox.
+ */
+function passOf(config: EffectiveConfig, log: Logger, home: string) {
+  return { config, providers: PROVIDERS, log, env: { HOME: home }, processScope: 'own' as const };
 }
 
 function mergeConfig(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {

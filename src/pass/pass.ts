@@ -7,7 +7,7 @@ import type { EffectiveConfig } from '../config/schema.js';
 import { inspectCandidate, stillListed, type InspectedFacts } from './inspect.js';
 import { pidsInside, union } from '../safety/processes/processes.js';
 import { judge } from './judge.js';
-import { scanProcesses, type ProcessTable } from '../safety/processes/processes.js';
+import { scanProcesses, type ProcessScope, type ProcessTable } from '../safety/processes/processes.js';
 import type { TreeFacts } from '../safety/walk/walk.js';
 import { createTreeCache } from '../safety/walk/tree-cache.js';
 import { WalkWatch } from '../safety/walk/walk-watch.js';
@@ -36,6 +36,8 @@ export interface PassOptions {
   env: NodeJS.ProcessEnv;
   clock?: () => Date;
   procRoot?: string;
+  /** Whose processes the pass looks at: the machine's (a real pass), or only its own (the demo's). */
+  processScope?: ProcessScope;
   /** Told of the pass's advance (a progress line on a terminal). */
   progress?: PassProgress;
   /**
@@ -94,7 +96,7 @@ async function lockedPass(options: PassOptions, homes: string[]): Promise<PassRe
   // the shared cache) looks every entry up among the files processes hold: one walk, both tests.
   // Read whatever processCheck says: providers read their tools' live processes from it (rule 27).
   const variables = new Set(options.providers.flatMap((provider) => provider.processVariables ?? []));
-  const lookAtProcesses = () => scanProcesses(options.procRoot, undefined, variables);
+  const lookAtProcesses = () => scanProcesses(options.procRoot, undefined, variables, options.processScope);
   const seen = lookAtProcesses();
   const processes = options.config.processCheck === 'off' ? null : seen;
   if (!options.reportOnly) await until(evidenceSinceMs + CLOCK_MARGIN_MS);

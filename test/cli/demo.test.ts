@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, utimesSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/types.js';
+import { isInside } from '../../src/safety/containment.js';
 import { whose } from '../../src/safety/processes/user-names.js';
 import { CLI, collect, runCli } from '../helpers/cli.js';
+import { diffInventories, inventory } from '../helpers/inventory.js';
 import { waitFor } from '../helpers/processes.js';
 import { tempDir } from '../helpers/temp.js';
+import { addUsers, giveTo, type RealUser } from '../helpers/users.js';
 
 const HOLDER = 'agent-janitor demo: a runaway agent writing into dead scratch';
 const LIVE = /^Live process (\d+) writes into (.+) until the demo ends$/m;
@@ -129,6 +133,46 @@ describe('agent-janitor demo', () => {
       expect(openedBy(file)).toEqual([]);
     } finally {
       if (running(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 180_000);
+
+  it('never leaves its sandbox, though a live Codex of the same user names a home elsewhere', async () => {
+    // The demo and that Codex run as a user of their own, so that no other test's pass (their homes
+    // are root's) takes this Codex's home for one of its own.
+    const [user] = addUsers(1) as [RealUser];
+    const as = ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups'];
+    // A Codex home outside the sandbox with a log database Codex superseded ten days and more ago:
+    // a pass over that home deletes it (Codex's own rule); the demo must not even see it.
+    const elsewhere = tempDir('aj-demo-codex-home-');
+    for (const name of ['logs_1.sqlite', 'logs_2.sqlite']) {
+      const db = new Database(path.join(elsewhere, name));
+      db.exec('CREATE TABLE logs (id INTEGER PRIMARY KEY)');
+      db.close();
+    }
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(path.join(elsewhere, 'logs_1.sqlite'), longAgo, longAgo);
+    giveTo(elsewhere, user);
+    const before = inventory(elsewhere);
+    const parent = tempDir('aj-demo-apart-');
+    giveTo(parent, user);
+    const sandbox = path.join(parent, 'sandbox');
+    // Not the demo's child: a Codex the user runs beside it, with its own CODEX_HOME.
+    const codex = spawn('setpriv', [...as, 'bash', '-c', 'exec -a codex sleep 600'], {
+      env: { ...process.env, CODEX_HOME: elsewhere },
+      stdio: 'ignore',
+    });
+    try {
+      const demo = spawn('setpriv', [...as, process.execPath, CLI, 'demo', '--dir', sandbox], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const result = await collect(demo, 150_000);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(path.join(sandbox, 'report', 'report.json'), 'utf8')) as Report;
+      const outside = report.items.filter((item) => item.path !== null && !isInside(sandbox, item.path));
+      expect(outside).toEqual([]);
+      expect(diffInventories(before, inventory(elsewhere))).toEqual({ removed: [], changed: [], added: [] });
+    } finally {
+      codex.kill('SIGKILL');
     }
   }, 180_000);
 });

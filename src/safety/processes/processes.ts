@@ -10,6 +10,14 @@ import { namespaceView, readNamespaceMounts, type MountViews, type NamespaceMoun
 import { parseMountinfo } from './mountinfo.js';
 import { classify, inspectProcess, realUid, type ProcessView } from './process-view.js';
 import { procVisibility } from './proc-visibility.js';
+import { descendantsOf } from './descendants.js';
+
+/**
+ * Which processes a scan looks at: every process of the machine, or only those this process
+ * started (its children and theirs): a demo judges its sandbox by its own processes alone, so that
+ * a live tool elsewhere never leads it to another folder.
+ */
+export type ProcessScope = 'machine' | 'own';
 
 export interface ProcessTable {
   /** false where processes cannot be seen (rule 19, src/safety/processes/proc-visibility.ts). */
@@ -55,6 +63,7 @@ export function scanProcesses(
   procRoot = '/proc',
   ignorePids: ReadonlySet<number> = new Set([process.pid]),
   variables: Iterable<string> = [],
+  scope: ProcessScope = 'machine',
 ): ProcessTable {
   const asked = new Set([...GIT_VARIABLES, ...variables]);
   const table: ProcessTable = {
@@ -79,14 +88,14 @@ export function scanProcesses(
     return { ...table, visible: false, blindBecause: 'proc-unreadable', why };
   }
 
+  const pids = names.filter((name) => /^\d+$/.test(name)).map(Number);
+  const inScope = scope === 'own' ? descendantsOf(procRoot, pids, process.pid) : null;
   const mounts = ownMounts(procRoot);
   const seen = new Map<string, NamespaceMounts | null>();
   if (mounts.ownNamespace) seen.set(mounts.ownNamespace, mounts.ownView);
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (ignorePids.has(pid)) continue;
-    const dir = path.join(procRoot, name);
+  for (const pid of pids) {
+    if (ignorePids.has(pid) || (inScope && !inScope.has(pid))) continue;
+    const dir = path.join(procRoot, String(pid));
     const outcome = inspectProcess(dir, asked);
     if (outcome === 'gone' || outcome === 'kernel') continue;
     if (outcome === 'denied') {

@@ -7,6 +7,24 @@ import { sleeperIn, spawnLiving, waitFor } from '../../helpers/processes.js';
 import { tempDir } from '../../helpers/temp.js';
 
 describe('the /proc scan', () => {
+  it("looks at only this process's own children and theirs when scoped to its own, and at every process otherwise", async () => {
+    const cwd = tempDir();
+    const child = sleeperIn(cwd);
+    // A shell that starts a sleep and exits: the sleep is handed to another parent, no longer below us.
+    const orphan = Number(execFileSync('sh', ['-c', 'sleep 600 >/dev/null 2>&1 & echo $!'], { cwd }).toString());
+    try {
+      await waitFor(() => (scanProcesses().occupied.get(cwd)?.size ?? 0) >= 2);
+      const own = scanProcesses('/proc', undefined, [], 'own');
+      expect(own.visible).toBe(true);
+      expect([...(own.occupied.get(cwd) ?? [])]).toEqual([child.pid]);
+      expect(own.records.has(orphan)).toBe(false);
+      const machine = scanProcesses('/proc', undefined, [], 'machine');
+      expect([...(machine.occupied.get(cwd) ?? [])].sort()).toEqual([child.pid, orphan].sort());
+    } finally {
+      process.kill(orphan, 'SIGKILL');
+    }
+  });
+
   it('finds a process whose working directory is inside a folder, and none in a sibling', async () => {
     const base = tempDir();
     const busy = path.join(base, 'busy');

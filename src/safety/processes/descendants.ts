@@ -1,0 +1,39 @@
+import path from 'node:path';
+import { readKernelFileSync } from '../fs/read.js';
+
+/**
+ * The pids below `ancestor` in the process tree (its children, theirs, and so on), from each
+ * process's parent in `/proc/<pid>/stat`. A process that ends meanwhile is simply left out; one
+ * whose parent died was handed to another and is no longer below it.
+ */
+export function descendantsOf(procRoot: string, pids: readonly number[], ancestor: number): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const pid of pids) {
+    const parent = parentOf(procRoot, pid);
+    if (parent === null) continue;
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(pid);
+    else children.set(parent, [pid]);
+  }
+  const below = new Set<number>();
+  const pending = [ancestor];
+  while (pending.length > 0) {
+    for (const child of children.get(pending.pop() as number) ?? []) {
+      if (below.has(child)) continue;
+      below.add(child);
+      pending.push(child);
+    }
+  }
+  return below;
+}
+
+function parentOf(procRoot: string, pid: number): number | null {
+  try {
+    const stat = readKernelFileSync(path.join(procRoot, String(pid), 'stat'));
+    // The command name may hold spaces and parentheses: the fields after it start past the last ')'.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(parent) ? parent : null;
+  } catch {
+    return null;
+  }
+}
