@@ -76,6 +76,21 @@ export interface CrashOutcome {
 }
 
 /**
+ * The admin entries (`.git/worktrees/<id>`) a `git worktree remove` of the killed pass was in the
+ * middle of deleting: their `gitdir` file gone, the rest left. git removes an admin entry file by
+ * file, so a kill that lands while it runs (another item's removal, beside the one at the kill
+ * point) leaves such a remnant, which names no worktree: the next pass cannot tell whose it is,
+ * and leaves it. Whether the kill lands there is a matter of timing, so it is allowed, not required.
+ */
+function cutShortGitRemovals(original: Map<string, Entry>, afterKill: Map<string, Entry>): (key: string) => boolean {
+  const remnants = [...afterKill.keys()].filter(
+    (key) =>
+      /(^|\/)\.git\/worktrees\/[^/]+$/.test(key) && original.has(`${key}/gitdir`) && !afterKill.has(`${key}/gitdir`),
+  );
+  return (key) => remnants.some((remnant) => key === remnant || key.startsWith(`${remnant}/`));
+}
+
+/**
  * Restores the fleet, kills a pass at `point`, proves the killed pass touched nothing but its
  * targets, runs the next pass, and proves the fleet then equals the reference (known gaps aside).
  * `beforeNext` runs between the two passes (to let time pass for a lock, say).
@@ -112,10 +127,11 @@ export async function crashAndRecover(
 
   const differences = stateDifferences(inventory(fleet.fleet), bench.reference);
   const gaps = options.gaps ?? [];
+  const cutShort = cutShortGitRemovals(bench.original, afterKill);
   const unexplained = Object.fromEntries(
     Object.entries(differences).map(([kind, keys]) => [
       kind,
-      keys.filter((key) => !gaps.some((gap) => gap.explains(key))),
+      keys.filter((key) => !gaps.some((gap) => gap.explains(key)) && !cutShort(key)),
     ]),
   );
   expect(unexplained, `killed ${point.label}: the next pass left another state than an uninterrupted pass`).toEqual({

@@ -380,12 +380,13 @@ describe(`the real Codex ${CODEX.version}`, () => {
     const cx = codexIn(install.bin as string, sandbox, server.port);
     const repo = makeProject(sandbox.env, path.join(sandbox.root, 'work', 'app'));
     await codexExecInWorktree(cx, repo);
-    // A clean exit leaves no log: SQLite's last close checkpoints and removes it.
+    // A clean exit mostly leaves no log: SQLite's last close checkpoints and removes it, unless
+    // another reader has the database open at that moment (a pass of another test on this machine
+    // reads a live Codex's home, rule 27), so it is not held to that here.
     const logs = () =>
       readdirSync(cx.home)
         .filter((name) => name.endsWith('.sqlite-wal'))
         .sort();
-    expect(logs()).toEqual([]);
     expect(readdirSync(cx.home)).toEqual(expect.arrayContaining(['state_5.sqlite', 'logs_2.sqlite']));
 
     const killed = await killCodexMidTurn(cx, repo, 'sleep 300; echo slept');
