@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
 import { reconcile } from '../../src/reconcile/reconcile.js';
 import type { PassResult } from '../../src/pass/pass.js';
+import type { ProcessScope } from '../../src/safety/processes/processes.js';
 import type { ProviderName, Report, ReportItem } from '../../src/model/types.js';
 import { PROVIDERS, REASONS } from '../../src/providers/registry.js';
 
@@ -18,6 +19,11 @@ export interface PassSetup {
   clock?: () => Date;
   /** Runs once the plan is judged, before anything is deleted (a write that comes after the plan). */
   onPlanned?: (items: readonly ReportItem[]) => void | Promise<void>;
+  /**
+   * `own`: the pass looks only at the processes this test file started (and theirs), not at those
+   * of other test files running beside it, whose git at work elsewhere may count everywhere.
+   */
+  processScope?: ProcessScope;
 }
 
 /** Runs one real pass in this process, through the config loader like the CLI does. */
@@ -35,6 +41,7 @@ export async function pass(setup: PassSetup): Promise<PassResult> {
     env,
     clock: setup.clock,
     ...(setup.onPlanned ? { onPlanned: setup.onPlanned } : {}),
+    ...(setup.processScope ? { processScope: setup.processScope } : {}),
   });
   // Every pass a test runs holds its judges to the reason table (docs/reasons.md lists exactly it).
   const unknown = result.report.items.filter((item) => !(item.reason in REASONS));

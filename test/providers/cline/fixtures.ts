@@ -158,6 +158,8 @@ export function runCline(
     only: ['cline'],
     reportOnly: options.reportOnly ?? false,
     env: { ...FOREIGN_ENV, ...options.env },
+    // The processes these tests start are their own: another file's git elsewhere must not count.
+    processScope: 'own',
   });
 }
 

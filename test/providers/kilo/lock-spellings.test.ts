@@ -57,7 +57,8 @@ describe("Kilo Code's snapshot lock under another spelling of the repository's p
     expect(kept.detail).toContain(
       `the snapshot lock ${held.lockDir} in Kilo Code's state folder is held by pid ${held.pid}`,
     );
-    expect(itemAt(report, made.secondGarbage)).toMatchObject({ verdict: 'deleted', reason: 'git-temporary' });
+    const second = itemAt(report, made.secondGarbage);
+    expect(second, second.detail).toMatchObject({ verdict: 'deleted', reason: 'git-temporary' });
     expectOnlyGarbageGone(s, before, [made.secondGarbage]);
     expect(existsSync(held.lockDir)).toBe(true);
 

@@ -71,6 +71,8 @@ export function runKilo(
     only: ['kilo'],
     reportOnly: options.reportOnly ?? false,
     env: { ...FOREIGN_ENV, ...options.env },
+    // The processes these tests start are their own: another file's git elsewhere must not count.
+    processScope: 'own',
   });
 }
 

@@ -150,5 +150,7 @@ export function runRoo(
     only: ['roo'],
     reportOnly: options.reportOnly ?? false,
     env: { ...FOREIGN_ENV, ...options.env },
+    // The processes these tests start are their own: another file's git elsewhere must not count.
+    processScope: 'own',
   });
 }
