@@ -89,7 +89,20 @@ node -e '
   const [pkgFile, modules] = process.argv.slice(1);
   const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8"));
   const absent = Object.keys(pkg.dependencies).filter((d) => !fs.existsSync(`${modules}/${d}`));
-  const present = Object.keys(pkg.devDependencies).filter((d) => fs.existsSync(`${modules}/${d}`));
+  // What the dependencies need, one level of package.json after another: a dev dependency that a
+  // dependency also needs (semver, through better-sqlite3s installer) belongs in the image.
+  const needed = new Set();
+  const pending = Object.keys(pkg.dependencies);
+  while (pending.length > 0) {
+    const name = pending.pop();
+    if (needed.has(name)) continue;
+    needed.add(name);
+    try {
+      const own = JSON.parse(fs.readFileSync(`${modules}/${name}/package.json`, "utf8"));
+      pending.push(...Object.keys({ ...own.dependencies, ...own.optionalDependencies }));
+    } catch {}
+  }
+  const present = Object.keys(pkg.devDependencies).filter((d) => !needed.has(d) && fs.existsSync(`${modules}/${d}`));
   if (absent.length || present.length) {
     console.error(`image-test: FAILED: dependencies missing ${absent} / dev dependencies shipped ${present}`);
     process.exit(1);
