@@ -151,6 +151,9 @@ describe(`the real Claude Code ${CLAUDE_CODE.version}`, () => {
       readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/bin/bash\0-c\0'),
     );
     expect(shell).toBeDefined();
+    // Claude Code appends the transcript as the turn goes; on a busy machine a kill may come first.
+    const transcript = path.join(cc.config, 'projects', slugOf(cwd), `${sid}.jsonl`);
+    await waitUntil('the transcript to be written', () => existsSync(transcript), { timeoutMs: 30_000 });
     await killHard(running.child);
     expect(existsSync(registry)).toBe(true);
     expect(startOf(shell as number)).not.toBeNull();
