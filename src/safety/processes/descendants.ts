@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { readKernelFileSync } from '../fs/read.js';
+import { statFields } from './stat-fields.js';
 
 /**
  * The pids below `ancestor` in the process tree (its children, theirs, and so on), from each
@@ -30,8 +31,7 @@ export function descendantsOf(procRoot: string, pids: readonly number[], ancesto
 function parentOf(procRoot: string, pid: number): number | null {
   try {
     const stat = readKernelFileSync(path.join(procRoot, String(pid), 'stat'));
-    // The command name may hold spaces and parentheses: the fields after it start past the last ')'.
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const parent = Number(statFields(stat)[1]);
     return Number.isInteger(parent) ? parent : null;
   } catch {
     return null;

@@ -5,6 +5,7 @@ import { framesAbove, resolveFrom, sameIdentity, type Identity, type Resolution 
 import { isInside } from '../inside.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { classify, readLinkIfPresent, stripDeleted, type ProcessView } from './process-view.js';
+import { statFields } from './stat-fields.js';
 
 /** A running git process, and every place it names or holds: where it may be writing. */
 export interface GitProcess {
@@ -84,7 +85,7 @@ export function readGitProcess(dir: string, pid: number, view: ProcessView): Git
 function endedMeanwhile(dir: string): boolean {
   try {
     const stat = readKernelFileSync(path.join(dir, 'stat'));
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    const state = statFields(stat)[0];
     return state === 'Z' || state === 'X';
   } catch (err) {
     return classify(err) === 'gone';

@@ -3,6 +3,7 @@ import { errorCode, errorMessage } from '../../model/errors.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { readlinkSync } from '../fs/stat.js';
 import { readFileOrNullSync } from '../fs/read.js';
+import { statFields } from './stat-fields.js';
 
 /**
  * Who a pid is right now: gone (the kernel says so), running since a moment (field 22 of
@@ -26,8 +27,7 @@ export function processStart(pid: number, procRoot = '/proc'): ProcessStart {
 
 /** The state and start time in the text of a /proc/<pid>/stat: a zombie has ended. */
 function startOfStat(stat: string): ProcessStart | null {
-  // The command name is in parentheses and may hold spaces: count the fields after its last `)`.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(stat);
   if (fields[0] === 'Z' || fields[0] === 'X') return { state: 'gone' };
   const start = fields[19];
   return start !== undefined && /^\d+$/.test(start) ? { state: 'running', start } : null;

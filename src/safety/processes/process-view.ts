@@ -4,6 +4,7 @@ import { readdirNamesSync } from '../fs/list.js';
 import { readKernelFileSync } from '../fs/read.js';
 import { readlinkSync, statProcLinkSync } from '../fs/stat.js';
 import { mappedFiles } from './proc-maps.js';
+import { statFields } from './stat-fields.js';
 
 const PF_KTHREAD = 0x00200000;
 
@@ -64,10 +65,8 @@ export function inspectProcess(dir: string, variables: ReadonlySet<string>): Ins
   let start: string | null;
   try {
     const stat = readKernelFileSync(path.join(dir, 'stat'));
-    // Field 9 (flags) follows the command name, which is in parentheses and may hold spaces.
-    const close = stat.lastIndexOf(')');
-    command = stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
+    command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = statFields(stat);
     const flags = Number(fields[6]);
     if ((flags & PF_KTHREAD) !== 0) return 'kernel';
     state = fields[0] ?? '';
