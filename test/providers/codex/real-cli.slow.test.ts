@@ -95,6 +95,17 @@ const sqliteSide = (key: string) => /\.sqlite-(wal|shm)$/.test(key);
 const everything = (cx: Codex): Map<string, Entry> => inventory(cx.sandbox.root, { exclude: [cx.sandbox.tmp] });
 const rel = (cx: Codex, folder: string) => path.relative(cx.sandbox.root, folder);
 
+/** Kills what a killed Codex left running (gone with Codex already, or not), and waits until it has ended. */
+async function endOrphans(orphans: readonly number[]): Promise<void> {
+  for (const pid of orphans)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone with Codex already.
+    }
+  await waitUntil('the orphaned shell to die', () => orphans.every((pid) => !alive(pid)), { timeoutMs: 10_000 });
+}
+
 describe(`the real Codex ${CODEX.version}`, () => {
   it('clones a marketplace from a git source; a Codex killed mid-clone or between its renames leaves a staging folder and a backup, and a pass deletes the clones, keeps the only copy, and takes the backup once the live copy is whole', async (ctx) => {
     if (!install.bin) {
@@ -357,15 +368,7 @@ describe(`the real Codex ${CODEX.version}`, () => {
 
     // Codex killed and its shell gone, no process names the profile: named in the config, its open
     // thread (active just now) keeps the worktree, .env.local and all.
-    for (const pid of killed.orphans)
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone with Codex already.
-      }
-    await waitUntil('the orphaned shell to die', () => killed.orphans.every((pid) => !alive(pid)), {
-      timeoutMs: 10_000,
-    });
+    await endOrphans(killed.orphans);
     const beforeNamed = everything(cx);
     const named = await janitor(cx, { codexHomes: [work.home] });
     expect(verdict(named, worktree)).toBe('kept not-idle');
@@ -391,15 +394,7 @@ describe(`the real Codex ${CODEX.version}`, () => {
 
     const killed = await killCodexMidTurn(cx, repo, 'sleep 300; echo slept');
     // The model's shell outlives Codex; it holds none of Codex's databases, and goes.
-    for (const pid of killed.orphans)
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone with Codex already.
-      }
-    await waitUntil('the orphaned shell to die', () => killed.orphans.every((pid) => !alive(pid)), {
-      timeoutMs: 10_000,
-    });
+    await endOrphans(killed.orphans);
     const left = logs();
     expect(left).toEqual(expect.arrayContaining(['state_5.sqlite-wal', 'logs_2.sqlite-wal']));
     const sizes = new Map(left.map((name) => [name, statSync(path.join(cx.home, name)).size]));
